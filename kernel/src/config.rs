@@ -1,0 +1,334 @@
+//! The configuration block: what one run does, written by the host before the firmware starts.
+//!
+//! Fixed layout, little-endian, versioned and checksummed. The device finds it at the linker
+//! symbol `JOSTLE_CONFIG` (a RAM region that startup code does not touch); the host writes it
+//! there (QEMU `-device loader`, a probe's RAM write) or the host port reads it from the file
+//! named by `JOSTLE_CONFIG`. The same [`Config::encode`] / [`Config::decode`] code runs on both
+//! sides, so the layout has one definition.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `"JSTL"` (0x4C54534A) |
+//! | 4 | 2 | version (1) |
+//! | 6 | 2 | length of the whole block in bytes ([`BLOCK_LEN`]) |
+//! | 8 | 4 | CRC-32 (IEEE) of bytes 12..length |
+//! | 12 | 8 | seed |
+//! | 20 | 1 | strategy id ([`StrategyId`]) |
+//! | 21 | 1 | trace level (0 results, 1 sync, 2 full) |
+//! | 22 | 1 | number of arguments used (≤ [`MAX_ARGS`]) |
+//! | 23 | 1 | number of breakpoints used (≤ [`MAX_BREAKPOINTS`]) |
+//! | 24 | 4 | step limit (scheduling steps; 0 is refused) |
+//! | 28 | 4 | livelock bound (scheduling steps a task may stay postponed) |
+//! | 32 | 16 | strategy parameters, 4 × u32 |
+//! | 48 | 32 | firmware arguments, 8 × u32 |
+//! | 80 | 128 | breakpoints, 16 × (site u32, aux u32) |
+//!
+//! An absent block (no magic) means the documented default: seed 0, Random, full trace,
+//! step limit [`DEFAULT_STEP_LIMIT`]. A block with the magic but anything else wrong is
+//! refused as a whole ([`Rejection`]): the firmware never runs with a half-valid block.
+
+use crate::event::TraceLevel;
+
+/// `"JSTL"` read as a little-endian u32.
+pub const MAGIC: u32 = 0x4C54_534A;
+/// The layout version this kernel reads.
+pub const VERSION: u16 = 1;
+/// Maximum firmware arguments (`--arg`).
+pub const MAX_ARGS: usize = 8;
+/// Maximum breakpoint entries.
+pub const MAX_BREAKPOINTS: usize = 16;
+/// Bytes in an encoded block.
+pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8;
+/// Step limit used when no block is present.
+pub const DEFAULT_STEP_LIMIT: u32 = 100_000;
+/// Livelock bound used when no block is present.
+pub const DEFAULT_LIVELOCK_BOUND: u32 = 1_000;
+
+/// Which strategy schedules the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[repr(u8)]
+pub enum StrategyId {
+    /// Uniform over enabled tasks (atomfuzzer-fse08 Algorithm 1, SimpleFuzzer).
+    Random = 0,
+}
+
+impl StrategyId {
+    /// Decodes the block's strategy byte.
+    pub fn from_u8(v: u8) -> Option<Self> {
+        match v {
+            0 => Some(Self::Random),
+            _ => None,
+        }
+    }
+}
+
+/// One breakpoint: a site (and an auxiliary word whose meaning depends on the strategy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Breakpoint {
+    /// The site id (device: address of the `Location`).
+    pub site: u32,
+    /// Strategy-specific (e.g. a lock class).
+    pub aux: u32,
+}
+
+/// The decoded configuration of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Config {
+    /// Seed of the scheduler's PRNG.
+    pub seed: u64,
+    /// The strategy.
+    pub strategy: StrategyId,
+    /// Which events are emitted.
+    pub trace: TraceLevel,
+    /// Maximum scheduling steps before the `step_limit` verdict.
+    pub step_limit: u32,
+    /// Scheduling steps a postponed task may wait before it is released.
+    pub livelock_bound: u32,
+    /// Strategy parameters.
+    pub params: [u32; 4],
+    /// Firmware arguments (the first `nargs` are set).
+    pub args: heapless::Vec<u32, MAX_ARGS>,
+    /// Breakpoints for active strategies.
+    pub breakpoints: heapless::Vec<Breakpoint, MAX_BREAKPOINTS>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 0,
+            strategy: StrategyId::Random,
+            trace: TraceLevel::Full,
+            step_limit: DEFAULT_STEP_LIMIT,
+            livelock_bound: DEFAULT_LIVELOCK_BOUND,
+            params: [0; 4],
+            args: heapless::Vec::new(),
+            breakpoints: heapless::Vec::new(),
+        }
+    }
+}
+
+/// Why a block was refused (the `reason` of the `ConfigRejected` event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Rejection {
+    /// The version field is not [`VERSION`].
+    Version = 1,
+    /// The length field is not [`BLOCK_LEN`].
+    Length = 2,
+    /// The CRC-32 does not match.
+    Checksum = 3,
+    /// Unknown strategy id.
+    Strategy = 4,
+    /// Unknown trace level.
+    TraceLevel = 5,
+    /// Too many arguments or breakpoints.
+    Count = 6,
+    /// A step limit of zero.
+    StepLimit = 7,
+}
+
+impl Rejection {
+    /// Decodes the event's `reason` byte.
+    pub fn from_u8(v: u8) -> Option<Self> {
+        use Rejection::*;
+        [Version, Length, Checksum, Strategy, TraceLevel, Count, StepLimit]
+            .into_iter()
+            .find(|r| *r as u8 == v)
+    }
+
+    /// One-line explanation.
+    pub fn message(self) -> &'static str {
+        match self {
+            Rejection::Version => "configuration block has an unsupported version",
+            Rejection::Length => "configuration block has the wrong length",
+            Rejection::Checksum => "configuration block checksum does not match",
+            Rejection::Strategy => "configuration block names an unknown strategy",
+            Rejection::TraceLevel => "configuration block names an unknown trace level",
+            Rejection::Count => "configuration block has too many arguments or breakpoints",
+            Rejection::StepLimit => "configuration block has a step limit of zero",
+        }
+    }
+}
+
+/// CRC-32 (IEEE 802.3, reflected), bitwise: small code, and the block is short.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            let mask = (crc & 1).wrapping_neg();
+            crc = (crc >> 1) ^ (0xEDB8_8320 & mask);
+        }
+    }
+    !crc
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+impl Config {
+    /// Encodes the block, checksum included.
+    pub fn encode(&self) -> [u8; BLOCK_LEN] {
+        let mut b = [0u8; BLOCK_LEN];
+        b[0..4].copy_from_slice(&MAGIC.to_le_bytes());
+        b[4..6].copy_from_slice(&VERSION.to_le_bytes());
+        b[6..8].copy_from_slice(&(BLOCK_LEN as u16).to_le_bytes());
+        b[12..20].copy_from_slice(&self.seed.to_le_bytes());
+        b[20] = self.strategy as u8;
+        b[21] = self.trace as u8;
+        b[22] = self.args.len() as u8;
+        b[23] = self.breakpoints.len() as u8;
+        b[24..28].copy_from_slice(&self.step_limit.to_le_bytes());
+        b[28..32].copy_from_slice(&self.livelock_bound.to_le_bytes());
+        for (i, p) in self.params.iter().enumerate() {
+            b[32 + 4 * i..36 + 4 * i].copy_from_slice(&p.to_le_bytes());
+        }
+        for (i, a) in self.args.iter().enumerate() {
+            b[48 + 4 * i..52 + 4 * i].copy_from_slice(&a.to_le_bytes());
+        }
+        for (i, bp) in self.breakpoints.iter().enumerate() {
+            let at = 80 + 8 * i;
+            b[at..at + 4].copy_from_slice(&bp.site.to_le_bytes());
+            b[at + 4..at + 8].copy_from_slice(&bp.aux.to_le_bytes());
+        }
+        let crc = crc32(&b[12..]);
+        b[8..12].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Decodes a block. `Ok(None)`: no block (the magic is absent); `Err`: refused.
+    pub fn decode(b: &[u8]) -> Result<Option<Config>, Rejection> {
+        if b.len() < 8 || u32_at(b, 0) != MAGIC {
+            return Ok(None);
+        }
+        if u16_at(b, 4) != VERSION {
+            return Err(Rejection::Version);
+        }
+        let len = u16_at(b, 6) as usize;
+        if len != BLOCK_LEN || b.len() < len {
+            return Err(Rejection::Length);
+        }
+        if u32_at(b, 8) != crc32(&b[12..len]) {
+            return Err(Rejection::Checksum);
+        }
+        let strategy = StrategyId::from_u8(b[20]).ok_or(Rejection::Strategy)?;
+        let trace = TraceLevel::from_u8(b[21]).ok_or(Rejection::TraceLevel)?;
+        let (nargs, nbps) = (b[22] as usize, b[23] as usize);
+        if nargs > MAX_ARGS || nbps > MAX_BREAKPOINTS {
+            return Err(Rejection::Count);
+        }
+        let step_limit = u32_at(b, 24);
+        if step_limit == 0 {
+            return Err(Rejection::StepLimit);
+        }
+        let mut params = [0u32; 4];
+        for (i, p) in params.iter_mut().enumerate() {
+            *p = u32_at(b, 32 + 4 * i);
+        }
+        let mut args = heapless::Vec::new();
+        for i in 0..nargs {
+            let _ = args.push(u32_at(b, 48 + 4 * i));
+        }
+        let mut breakpoints = heapless::Vec::new();
+        for i in 0..nbps {
+            let at = 80 + 8 * i;
+            let _ = breakpoints.push(Breakpoint {
+                site: u32_at(b, at),
+                aux: u32_at(b, at + 4),
+            });
+        }
+        Ok(Some(Config {
+            seed: u64::from_le_bytes(b[12..20].try_into().unwrap_or([0; 8])),
+            strategy,
+            trace,
+            step_limit,
+            livelock_bound: u32_at(b, 28),
+            params,
+            args,
+            breakpoints,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Config {
+        let mut c = Config {
+            seed: 0xDEAD_BEEF_0123_4567,
+            trace: TraceLevel::Sync,
+            step_limit: 777,
+            livelock_bound: 55,
+            params: [1, 2, 3, 4],
+            ..Config::default()
+        };
+        c.args.extend_from_slice(&[5, 20, 100]).unwrap();
+        c.breakpoints
+            .push(Breakpoint {
+                site: 0x1234,
+                aux: 9,
+            })
+            .unwrap();
+        c
+    }
+
+    #[test]
+    fn round_trip() {
+        let c = sample();
+        assert_eq!(Config::decode(&c.encode()), Ok(Some(c)));
+    }
+
+    #[test]
+    fn crc_matches_the_standard_check_value() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn absent_block_is_none() {
+        assert_eq!(Config::decode(&[0u8; BLOCK_LEN]), Ok(None));
+        assert_eq!(Config::decode(&[0xFFu8; BLOCK_LEN]), Ok(None));
+    }
+
+    #[test]
+    fn every_single_bit_flip_after_the_magic_is_refused() {
+        let good = sample().encode();
+        for byte in 4..BLOCK_LEN {
+            for bit in 0..8 {
+                let mut b = good;
+                b[byte] ^= 1 << bit;
+                assert!(Config::decode(&b).is_err(), "flip {byte}:{bit} accepted");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_fields_with_a_good_checksum_are_refused() {
+        let reseal = |mut b: [u8; BLOCK_LEN]| {
+            let crc = crc32(&b[12..]);
+            b[8..12].copy_from_slice(&crc.to_le_bytes());
+            b
+        };
+        let good = sample().encode();
+        let mut b = good;
+        b[20] = 99;
+        assert_eq!(Config::decode(&reseal(b)), Err(Rejection::Strategy));
+        let mut b = good;
+        b[21] = 9;
+        assert_eq!(Config::decode(&reseal(b)), Err(Rejection::TraceLevel));
+        let mut b = good;
+        b[22] = 9;
+        assert_eq!(Config::decode(&reseal(b)), Err(Rejection::Count));
+        let mut b = good;
+        b[24..28].copy_from_slice(&0u32.to_le_bytes());
+        assert_eq!(Config::decode(&reseal(b)), Err(Rejection::StepLimit));
+    }
+}

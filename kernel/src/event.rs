@@ -1,0 +1,486 @@
+//! The event model: one enum of event kinds, each with a fixed `defmt` format string.
+//!
+//! The firmware emits each event as one `defmt` frame whose format string is the one given
+//! here; the host gets the rendered text back from `defmt-decoder` (which exposes no typed
+//! argument values) and maps it to the typed event with [`Event::parse`], by format string.
+//! The host port prints the same rendered text, one event a line, so one parser serves both.
+//!
+//! Field vocabulary (the papers'): `t` task, `s` site (the address of a `#[track_caller]`
+//! `Location` on the device, an interned id on the host port; resolved by the host to
+//! `file:line:col`), `a` memory location, `l` lock identity, `c` lock class, `g` signal.
+
+/// Trace level: which events a run emits (the configuration block chooses it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[repr(u8)]
+pub enum TraceLevel {
+    /// Verdicts and confirmations only (Phase II, lowest overhead).
+    Results = 0,
+    /// Synchronisation events too (spawn, join, locks, signals, atomic blocks).
+    Sync = 1,
+    /// Every scheduling point, memory accesses included (Phase I).
+    Full = 2,
+}
+
+impl TraceLevel {
+    /// Decodes the configuration block's byte.
+    pub fn from_u8(v: u8) -> Option<Self> {
+        match v {
+            0 => Some(Self::Results),
+            1 => Some(Self::Sync),
+            2 => Some(Self::Full),
+            _ => None,
+        }
+    }
+}
+
+/// How a run ended. The firmware exits with [`Verdict::exit_code`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[repr(u8)]
+pub enum Verdict {
+    /// Every task ended.
+    Pass = 0,
+    /// A task panicked (an assertion failed).
+    Panic = 1,
+    /// No task is enabled while some are alive.
+    Deadlock = 2,
+    /// The run took more scheduling steps than the configured limit.
+    StepLimit = 3,
+    /// A task's stack canary was overwritten.
+    StackOverflow = 4,
+    /// The configuration block was refused (magic matched, version/length/checksum/field did not).
+    ConfigRejected = 5,
+    /// The CPU took a HardFault.
+    HardFault = 6,
+}
+
+impl Verdict {
+    /// All verdicts, in code order.
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Pass,
+        Verdict::Panic,
+        Verdict::Deadlock,
+        Verdict::StepLimit,
+        Verdict::StackOverflow,
+        Verdict::ConfigRejected,
+        Verdict::HardFault,
+    ];
+
+    /// Decodes the `verdict=` field of [`Event::RunEnd`].
+    pub fn from_u8(v: u8) -> Option<Self> {
+        Self::ALL.get(v as usize).copied()
+    }
+
+    /// Process exit code (firmware under QEMU, host port, and the `jostle` CLI alike):
+    /// 0 for pass, 10 + the verdict's number otherwise.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Pass => 0,
+            v => 10 + v as u8,
+        }
+    }
+
+    /// The name used in JSON output and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Panic => "panic",
+            Verdict::Deadlock => "deadlock",
+            Verdict::StepLimit => "step_limit",
+            Verdict::StackOverflow => "stack_overflow",
+            Verdict::ConfigRejected => "config_rejected",
+            Verdict::HardFault => "hard_fault",
+        }
+    }
+}
+
+/// Why a blocked task cannot run (in [`Event::Blocked`], the deadlock report).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum WaitKind {
+    /// Waiting to acquire a lock (`on` is the lock, `holder` its holder).
+    Lock = 0,
+    /// Waiting to join a task (`on` is the task id).
+    Join = 1,
+    /// Waiting for a signal (`on` is the signal).
+    Signal = 2,
+    /// Waiting to enter the critical section (`holder` holds it).
+    CriticalSection = 3,
+}
+
+/// Marker for "no task" in task fields (e.g. the holder of a lock nobody holds).
+pub const NO_TASK: u8 = 0xFF;
+
+macro_rules! events {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident [$level:ident] $fmt:tt { $($field:ident : $ty:ident),* $(,)? }
+    ),* $(,)?) => {
+        /// One scheduling or result event. See the module doc for the field names.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "serde", serde(tag = "event", rename_all = "snake_case"))]
+        #[allow(missing_docs)]
+        pub enum Event {
+            $( $(#[$doc])* $name { $($field: $ty),* } ),*
+        }
+
+        /// The kinds of [`Event`], without their fields.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(missing_docs)]
+        pub enum EventKind { $($name),* }
+
+        impl EventKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [EventKind] = &[$(EventKind::$name),*];
+
+            /// The fixed format string of this kind (defmt syntax).
+            pub fn format(self) -> &'static str {
+                match self { $(EventKind::$name => $fmt),* }
+            }
+
+            /// The lowest trace level at which this kind is emitted.
+            pub fn level(self) -> TraceLevel {
+                match self { $(EventKind::$name => TraceLevel::$level),* }
+            }
+
+            /// Builds an event of this kind from its argument texts, in format order.
+            fn build<'a>(self, mut args: impl Iterator<Item = &'a str>) -> Option<Event> {
+                match self {
+                    $(EventKind::$name => {
+                        let ev = Event::$name { $($field: args.next()?.parse::<$ty>().ok()?),* };
+                        if args.next().is_some() { return None; }
+                        Some(ev)
+                    })*
+                }
+            }
+        }
+
+        impl Event {
+            /// This event's kind.
+            pub fn kind(&self) -> EventKind {
+                match self { $(Event::$name { .. } => EventKind::$name),* }
+            }
+
+            /// The argument values in format-string order (for rendering).
+            fn values(&self, out: &mut heapless::Vec<u64, 8>) {
+                match *self {
+                    $(Event::$name { $($field),* } => {
+                        $( let _ = out.push($field as u64); )*
+                    })*
+                }
+            }
+
+            /// Emits this event as one defmt frame.
+            #[cfg(feature = "defmt")]
+            pub fn emit_defmt(&self) {
+                match *self {
+                    $(Event::$name { $($field),* } => defmt::println!($fmt $(, $field)*)),*
+                }
+            }
+        }
+    };
+}
+
+events! {
+    /// A run begins: its seed, strategy id, trace level and the index of the run in this boot.
+    RunStart [Results] "J start seed={=u64} strategy={=u8} trace={=u8} run={=u32}" { seed: u64, strategy: u8, trace: u8, run: u32 },
+    /// Task `t` spawned `child` at site `s` (happens-before: SND by t, RCV by child).
+    Spawn [Sync] "J spawn t={=u8} child={=u8} s={=u32}" { t: u8, child: u8, s: u32 },
+    /// Task `t` began running.
+    TaskStart [Sync] "J begin t={=u8}" { t: u8 },
+    /// Task `t` ended.
+    TaskExit [Sync] "J exit t={=u8}" { t: u8 },
+    /// Task `t` joined `child` at site `s` (happens-before: SND by child, RCV by t).
+    Join [Sync] "J join t={=u8} child={=u8} s={=u32}" { t: u8, child: u8, s: u32 },
+    /// Read of location `a`.
+    Read [Full] "R t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
+    /// Write of location `a`.
+    Write [Full] "W t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
+    /// Read-modify-write of location `a` (one statement; counts as a write).
+    Update [Full] "U t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
+    /// Acquire of lock `l` (class `c`).
+    Acquire [Sync] "L t={=u8} s={=u32} l={=u32} c={=u32}" { t: u8, s: u32, l: u32, c: u32 },
+    /// Release of lock `l`.
+    Release [Sync] "UL t={=u8} s={=u32} l={=u32}" { t: u8, s: u32, l: u32 },
+    /// Entry of an atomic block.
+    AtomicEnter [Sync] "AB t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// Exit of the atomic block entered at site `s`.
+    AtomicExit [Sync] "AE t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// Signal `g` sent (happens-before SND).
+    Signal [Sync] "SG t={=u8} s={=u32} g={=u32}" { t: u8, s: u32, g: u32 },
+    /// Signal `g` received (happens-before RCV).
+    Wait [Sync] "WT t={=u8} s={=u32} g={=u32}" { t: u8, s: u32, g: u32 },
+    /// Entry of the `critical-section` critical section (a global lock).
+    CsEnter [Sync] "CS t={=u8}" { t: u8 },
+    /// Exit of the `critical-section` critical section.
+    CsExit [Sync] "CX t={=u8}" { t: u8 },
+    /// An explicit scheduling point with no shared effect.
+    Yield [Full] "Y t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// Entry of an instrumented function frame (DrFinder call stacks).
+    FrameEnter [Sync] "FE t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// Exit of the frame entered at site `s`.
+    FrameExit [Sync] "FX t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// Deadlock report: task `t`, stopped at site `s`, waits (`kind`, see `WaitKind`) on `on`, held by `holder`.
+    Blocked [Results] "J blocked t={=u8} s={=u32} kind={=u8} on={=u32} holder={=u8}" { t: u8, s: u32, kind: u8, on: u32, holder: u8 },
+    /// Task `t` panicked at site `s` (the message, if any, precedes it in a side frame).
+    TaskPanic [Results] "J panic t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// Task `t` overflowed its stack of `size` bytes (its canary was overwritten); `depth`
+    /// is how deep the stack was when the kernel noticed.
+    StackOverflow [Results] "J stack-overflow t={=u8} depth={=u32} size={=u32}" { t: u8, depth: u32, size: u32 },
+    /// The CPU took a HardFault while task `t` ran, at `pc`.
+    HardFault [Results] "J hardfault t={=u8} pc={=u32} lr={=u32}" { t: u8, pc: u32, lr: u32 },
+    /// The configuration block was refused (`reason`, see `config::Rejection`).
+    ConfigRejected [Results] "J config-rejected reason={=u8}" { reason: u8 },
+    /// The run ended with `verdict` (see `Verdict`) after `steps` scheduling steps.
+    RunEnd [Results] "J end verdict={=u8} steps={=u32}" { verdict: u8, steps: u32 },
+}
+
+/// Side frames: not events, but context the host attaches to the next event.
+pub mod side {
+    /// Defines a site: its id, file, line and column (emitted before a panic on the device,
+    /// and before a site's first use on the host port).
+    pub const SITE: &str = "J site {=u32} {=str}:{=u32}:{=u32}";
+    /// The panic message of the next [`super::Event::TaskPanic`].
+    pub const PANIC_MESSAGE: &str = "J panic-msg {=str}";
+}
+
+impl Event {
+    /// The lowest trace level at which this event is emitted.
+    pub fn level(&self) -> TraceLevel {
+        self.kind().level()
+    }
+
+    /// The task this event belongs to, when it has one.
+    pub fn task(&self) -> Option<u8> {
+        match *self {
+            Event::Spawn { t, .. }
+            | Event::TaskStart { t }
+            | Event::TaskExit { t }
+            | Event::Join { t, .. }
+            | Event::Read { t, .. }
+            | Event::Write { t, .. }
+            | Event::Update { t, .. }
+            | Event::Acquire { t, .. }
+            | Event::Release { t, .. }
+            | Event::AtomicEnter { t, .. }
+            | Event::AtomicExit { t, .. }
+            | Event::Signal { t, .. }
+            | Event::Wait { t, .. }
+            | Event::CsEnter { t }
+            | Event::CsExit { t }
+            | Event::Yield { t, .. }
+            | Event::FrameEnter { t, .. }
+            | Event::FrameExit { t, .. }
+            | Event::Blocked { t, .. }
+            | Event::TaskPanic { t, .. }
+            | Event::StackOverflow { t, .. }
+            | Event::HardFault { t, .. } => Some(t),
+            Event::RunStart { .. } | Event::ConfigRejected { .. } | Event::RunEnd { .. } => None,
+        }
+    }
+
+    /// The site of this event, when it has one.
+    pub fn site(&self) -> Option<u32> {
+        match *self {
+            Event::Spawn { s, .. }
+            | Event::Join { s, .. }
+            | Event::Read { s, .. }
+            | Event::Write { s, .. }
+            | Event::Update { s, .. }
+            | Event::Acquire { s, .. }
+            | Event::Release { s, .. }
+            | Event::AtomicEnter { s, .. }
+            | Event::AtomicExit { s, .. }
+            | Event::Signal { s, .. }
+            | Event::Wait { s, .. }
+            | Event::Yield { s, .. }
+            | Event::FrameEnter { s, .. }
+            | Event::FrameExit { s, .. }
+            | Event::Blocked { s, .. }
+            | Event::TaskPanic { s, .. } => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Renders the event exactly as `defmt` renders its frame (the host port prints this).
+    pub fn render(&self, out: &mut impl core::fmt::Write) -> core::fmt::Result {
+        let mut values = heapless::Vec::<u64, 8>::new();
+        self.values(&mut values);
+        let mut values = values.into_iter();
+        for piece in pieces(self.kind().format()) {
+            match piece {
+                Piece::Literal(text) => out.write_str(text)?,
+                Piece::Arg => write!(out, "{}", values.next().ok_or(core::fmt::Error)?)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Maps a rendered frame back to the typed event, given the frame's format string.
+    /// Returns `None` when the format is not an event's or the text does not fit it.
+    pub fn parse(format: &str, rendered: &str) -> Option<Event> {
+        let kind = *EventKind::ALL.iter().find(|k| k.format() == format)?;
+        let mut args = heapless::Vec::<&str, 8>::new();
+        match_template(format, rendered, &mut |arg| args.push(arg).is_ok())?;
+        kind.build(args.into_iter())
+    }
+
+    /// One event of every kind, with distinct non-trivial field values: the round-trip
+    /// tests emit these on the device and expect them back from the decoder.
+    pub fn samples() -> impl Iterator<Item = Event> {
+        EventKind::ALL.iter().enumerate().map(|(i, &kind)| {
+            let i = i as u64;
+            // Values that need every byte of their field, so truncation would show.
+            let vals = [
+                0x0123_4567_89AB_CDEF_u64 ^ i,
+                0x80 + i,
+                0x8000_0001 + (i << 8),
+                0x2000_0F00 + i,
+                0xC0DE_0000 + i,
+                0x7F,
+                3,
+                0x1234 + i,
+            ];
+            let fmt = kind.format();
+            let mut texts: heapless::Vec<heapless::String<24>, 8> = heapless::Vec::new();
+            for (n, ty) in placeholder_types(fmt).enumerate() {
+                let v = vals[n % vals.len()];
+                let v = match ty {
+                    "u8" => v & 0x7F,
+                    "u32" => v & 0xFFFF_FFFF,
+                    _ => v,
+                };
+                let mut s = heapless::String::new();
+                let _ = core::fmt::write(&mut s, format_args!("{v}"));
+                let _ = texts.push(s);
+            }
+            kind.build(texts.iter().map(|s| s.as_str()))
+                .expect("samples fit their own formats")
+        })
+    }
+}
+
+/// A piece of a format string: literal text or one `{=type}` placeholder.
+enum Piece<'a> {
+    Literal(&'a str),
+    Arg,
+}
+
+/// Splits a defmt format string into literal pieces and placeholders.
+fn pieces(format: &str) -> impl Iterator<Item = Piece<'_>> {
+    let mut rest = format;
+    core::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        if rest.starts_with('{') {
+            let end = rest.find('}')?;
+            rest = &rest[end + 1..];
+            return Some(Piece::Arg);
+        }
+        let end = rest.find('{').unwrap_or(rest.len());
+        let (lit, tail) = rest.split_at(end);
+        rest = tail;
+        Some(Piece::Literal(lit))
+    })
+}
+
+/// The type names of a format string's placeholders (`{=u32}` gives `u32`).
+fn placeholder_types(format: &str) -> impl Iterator<Item = &str> {
+    format
+        .split('{')
+        .skip(1)
+        .filter_map(|p| p.split('}').next())
+        .map(|p| p.trim_start_matches('='))
+}
+
+/// Matches `rendered` against `format`, passing each argument's text to `arg` in order.
+/// Literals must match exactly; an argument runs to the next literal (or the end).
+pub fn match_template<'r>(
+    format: &str,
+    rendered: &'r str,
+    arg: &mut dyn FnMut(&'r str) -> bool,
+) -> Option<()> {
+    let mut rest = rendered;
+    let mut pending_arg = false;
+    for piece in pieces(format) {
+        match piece {
+            Piece::Arg => pending_arg = true,
+            Piece::Literal(lit) => {
+                if pending_arg {
+                    let at = rest.find(lit)?;
+                    if !arg(&rest[..at]) {
+                        return None;
+                    }
+                    rest = &rest[at + lit.len()..];
+                    pending_arg = false;
+                } else {
+                    rest = rest.strip_prefix(lit)?;
+                }
+            }
+        }
+    }
+    if pending_arg {
+        if !arg(rest) {
+            return None;
+        }
+    } else if !rest.is_empty() {
+        return None;
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::string::String;
+
+    #[test]
+    fn every_kind_renders_and_parses_back() {
+        let mut seen = 0;
+        for ev in Event::samples() {
+            let mut text = String::new();
+            ev.render(&mut text).unwrap();
+            assert_eq!(Event::parse(ev.kind().format(), &text), Some(ev), "{text}");
+            seen += 1;
+        }
+        assert_eq!(seen, EventKind::ALL.len());
+    }
+
+    #[test]
+    fn formats_are_distinct_and_placeholders_match_fields() {
+        for (i, a) in EventKind::ALL.iter().enumerate() {
+            for b in &EventKind::ALL[i + 1..] {
+                assert_ne!(a.format(), b.format());
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_text_is_refused() {
+        let f = EventKind::Read.format();
+        assert_eq!(Event::parse(f, "R t=1 s=2 a=3 extra"), None);
+        assert_eq!(Event::parse(f, "R t=300 s=2 a=3"), None);
+        assert_eq!(Event::parse(f, "W t=1 s=2 a=3"), None);
+        assert_eq!(Event::parse("not an event", "R t=1 s=2 a=3"), None);
+        assert_eq!(
+            Event::parse(f, "R t=1 s=2 a=3"),
+            Some(Event::Read { t: 1, s: 2, a: 3 })
+        );
+    }
+
+    #[test]
+    fn verdict_codes_are_distinct() {
+        for (i, v) in Verdict::ALL.iter().enumerate() {
+            assert_eq!(Verdict::from_u8(i as u8), Some(*v));
+            for w in &Verdict::ALL[i + 1..] {
+                assert_ne!(v.exit_code(), w.exit_code());
+            }
+        }
+    }
+}

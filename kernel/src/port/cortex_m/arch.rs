@@ -1,0 +1,113 @@
+//! The context switch, in assembly, for every Cortex-M profile.
+//!
+//! A task's context is its stack pointer; everything else lives on its stack. The switch
+//! is a normal function call, so the caller has already saved r0–r3, r12 and the flags as
+//! the AAPCS requires; the switch pushes the callee-saved registers (r4–r11, and s16–s31
+//! with a hardware FPU) and the return address, stores sp in `*save`, loads `next`, and pops
+//! the other task's registers, returning into it. On ARMv7-M that is five instructions.
+//!
+//! ARMv6-M (Cortex-M0/M0+) can push only r0–r7 and lr, so r8–r11 travel through r4–r7.
+//!
+//! A new task's stack is laid out as if it had called the switch from the first instruction
+//! of [`task_trampoline`]: zeroed callee-saved registers, except r4 which holds the entry
+//! function, and the trampoline's address as the saved return address.
+
+use core::arch::naked_asm;
+
+/// Saves the running context's stack pointer in `*save` and resumes the context whose
+/// stack pointer is `next`.
+///
+/// # Safety
+/// `next` must be a stack pointer produced by this function or by [`initial_frame`].
+#[cfg(not(jostle_armv6m))]
+#[unsafe(naked)]
+pub unsafe extern "C" fn switch(save: *mut u32, next: u32) {
+    #[cfg(not(jostle_fpu))]
+    naked_asm!(
+        "push {{r4-r11, lr}}",
+        "str sp, [r0]",
+        "mov sp, r1",
+        "pop {{r4-r11, pc}}",
+    );
+    #[cfg(jostle_fpu)]
+    naked_asm!(
+        // The assembler needs to be told the FPU exists (any FPv4/FPv5 has s16–s31).
+        ".fpu fpv4-sp-d16",
+        "push {{r4-r11, lr}}",
+        "vpush {{s16-s31}}",
+        "str sp, [r0]",
+        "mov sp, r1",
+        "vpop {{s16-s31}}",
+        "pop {{r4-r11, pc}}",
+    );
+}
+
+/// ARMv6-M variant of the switch (see the module doc).
+///
+/// # Safety
+/// As for the ARMv7-M variant.
+#[cfg(jostle_armv6m)]
+#[unsafe(naked)]
+pub unsafe extern "C" fn switch(save: *mut u32, next: u32) {
+    naked_asm!(
+        "push {{r4-r7, lr}}",
+        "mov r4, r8",
+        "mov r5, r9",
+        "mov r6, r10",
+        "mov r7, r11",
+        "push {{r4-r7}}",
+        "mov r2, sp",
+        "str r2, [r0]",
+        "mov sp, r1",
+        "pop {{r4-r7}}",
+        "mov r8, r4",
+        "mov r9, r5",
+        "mov r10, r6",
+        "mov r11, r7",
+        "pop {{r4-r7, pc}}",
+    );
+}
+
+/// First code a new task runs: moves the entry function from r4 into r0 and calls
+/// [`super::task_entry`], which never returns.
+#[unsafe(naked)]
+unsafe extern "C" fn task_trampoline() {
+    naked_asm!(
+        "mov r0, r4",
+        "bl {entry}",
+        "udf #0",
+        entry = sym super::task_entry,
+    );
+}
+
+/// Words the switch keeps on a stack.
+#[cfg(not(jostle_fpu))]
+const FRAME_WORDS: usize = 9;
+#[cfg(jostle_fpu)]
+const FRAME_WORDS: usize = 9 + 16;
+
+/// Index, within a frame, of the saved r4 and of the saved return address.
+#[cfg(not(jostle_armv6m))]
+const R4_AT: usize = FRAME_WORDS - 9;
+#[cfg(jostle_armv6m)]
+const R4_AT: usize = 4;
+const PC_AT: usize = FRAME_WORDS - 1;
+
+/// Writes a new task's first frame below `top` (8-byte aligned) and returns its stack
+/// pointer, ready for [`switch`].
+///
+/// # Safety
+/// `top` must be the 8-aligned end of a writable stack with room for the frame.
+pub unsafe fn initial_frame(top: *mut u32, entry: fn()) -> u32 {
+    // SAFETY: the caller gives us FRAME_WORDS writable words below `top`.
+    unsafe {
+        let sp = top.sub(FRAME_WORDS);
+        for i in 0..FRAME_WORDS {
+            sp.add(i).write_volatile(0);
+        }
+        sp.add(R4_AT).write_volatile(entry as usize as u32);
+        sp.add(PC_AT)
+            .write_volatile(task_trampoline as unsafe extern "C" fn() as usize as u32 | 1);
+        sp as u32
+    }
+}

@@ -1,0 +1,51 @@
+//! The kernel's `critical-section` implementation.
+//!
+//! From a task, a critical section is a global lock: entering is a scheduling point
+//! (`CsEnter`, blocked while another task holds it) and leaving is one too (`CsExit`), so
+//! crates built on `critical-section` are serialised with the tasks and their sections show
+//! in the trace. Nested sections of the same task are no scheduling points. Outside tasks
+//! (before the kernel starts, in fault handlers) it masks interrupts, as the usual
+//! single-core implementation does.
+
+use crate::sched::Op;
+
+struct KernelCs;
+critical_section::set_impl!(KernelCs);
+
+/// Token bits.
+const MASKED: u8 = 0x80;
+const WAS_ENABLED: u8 = 0x01;
+const NESTED: u8 = 0x40;
+
+// SAFETY: acquire/release pair up as `critical-section` requires; task sections are
+// exclusive because the scheduler never runs a task whose `CsEnter` conflicts.
+unsafe impl critical_section::Impl for KernelCs {
+    unsafe fn acquire() -> u8 {
+        if !super::started() {
+            let was_enabled = cortex_m::register::primask::read().is_active();
+            cortex_m::interrupt::disable();
+            return MASKED | if was_enabled { WAS_ENABLED } else { 0 };
+        }
+        // SAFETY: read by the running task.
+        let held = unsafe { (*super::kernel()).core.holds_cs(super::current()) };
+        if held {
+            return NESTED;
+        }
+        super::point(Op::CsEnter);
+        0
+    }
+
+    unsafe fn release(token: u8) {
+        if token & MASKED != 0 {
+            if token & WAS_ENABLED != 0 {
+                // SAFETY: restores the state `acquire` found.
+                unsafe { cortex_m::interrupt::enable() };
+            }
+            return;
+        }
+        if token & NESTED != 0 {
+            return;
+        }
+        super::point(Op::CsExit);
+    }
+}

@@ -1,0 +1,361 @@
+//! Cortex-M port: one stack per task, a real context switch ([`arch`]), events as defmt
+//! frames. All of the port's `unsafe` is in this module.
+//!
+//! The kernel state is a single global touched only by the running task (the scheduler runs
+//! on the stack of the task that reached the scheduling point), so no locking is needed.
+//! References into it are never held across a switch.
+
+mod arch;
+#[cfg(feature = "critical-section-impl")]
+mod cs;
+
+use super::{CANARY, CANARY_WORDS};
+use crate::config::{BLOCK_LEN, Config, MAX_ARGS};
+use crate::event::{Event, Verdict};
+use crate::sched::{Core, MAX_TASKS, Next, Op, Sink, TaskId};
+use core::cell::UnsafeCell;
+use core::mem::MaybeUninit;
+use core::panic::{Location, PanicInfo};
+
+struct DefmtSink;
+
+impl Sink for DefmtSink {
+    #[inline]
+    fn emit(&mut self, event: &Event) {
+        event.emit_defmt();
+    }
+}
+
+struct Kernel {
+    core: Core<DefmtSink>,
+    /// Saved stack pointer of each stopped task.
+    sp: [u32; MAX_TASKS],
+    /// Each task's stack: lowest address and size.
+    stacks: [(usize, usize); MAX_TASKS],
+    current: TaskId,
+    args: heapless::Vec<u32, MAX_ARGS>,
+    exit: fn(u8) -> !,
+}
+
+struct Global {
+    kernel: UnsafeCell<MaybeUninit<Kernel>>,
+    started: UnsafeCell<bool>,
+    /// Where the boot context's stack pointer goes when task 0 first runs (never resumed),
+    /// and where a finished task's is thrown away.
+    scratch_sp: UnsafeCell<u32>,
+}
+
+// SAFETY: exactly one task runs at a time and no interrupt handler touches the kernel except
+// the fault handlers, which end the run.
+unsafe impl Sync for Global {}
+
+static GLOBAL: Global = Global {
+    kernel: UnsafeCell::new(MaybeUninit::uninit()),
+    started: UnsafeCell::new(false),
+    scratch_sp: UnsafeCell::new(0),
+};
+
+unsafe extern "C" {
+    /// The configuration block: a RAM region that startup code does not touch, defined by the
+    /// board's linker script (`PROVIDE(JOSTLE_CONFIG = ORIGIN(CONFIG))`).
+    static JOSTLE_CONFIG: [u8; BLOCK_LEN];
+}
+
+fn started() -> bool {
+    // SAFETY: written once before any task runs.
+    unsafe { *GLOBAL.started.get() }
+}
+
+/// The kernel, which must have been started.
+///
+/// # Safety
+/// Callers must not hold the reference across a context switch.
+unsafe fn kernel() -> *mut Kernel {
+    GLOBAL.kernel.get() as *mut Kernel
+}
+
+/// Reads the configuration block. `Err` carries the rejection reason.
+fn read_config() -> Result<Config, crate::config::Rejection> {
+    let mut bytes = [0u8; BLOCK_LEN];
+    // SAFETY: the symbol names BLOCK_LEN bytes of RAM that the host may have written;
+    // volatile because nothing in this program writes them.
+    unsafe {
+        let src = &raw const JOSTLE_CONFIG as *const u8;
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = src.add(i).read_volatile();
+        }
+    }
+    Ok(Config::decode(&bytes)?.unwrap_or_default())
+}
+
+/// Starts a run: reads the configuration block, then runs `main` as task 0 on `stack`.
+/// `exit` ends the run with a process exit code (semihosting exit under QEMU).
+///
+/// A refused configuration block emits `ConfigRejected` and exits before any task runs.
+pub fn start<const BYTES: usize>(
+    main: fn(),
+    stack: &'static crate::api::Stack<BYTES>,
+    exit: fn(u8) -> !,
+) -> ! {
+    let config = match read_config() {
+        Ok(c) => c,
+        Err(reason) => {
+            Event::ConfigRejected {
+                reason: reason as u8,
+            }
+            .emit_defmt();
+            Event::RunEnd {
+                verdict: Verdict::ConfigRejected as u8,
+                steps: 0,
+            }
+            .emit_defmt();
+            exit(Verdict::ConfigRejected.exit_code())
+        }
+    };
+    let (base, size) = stack.region();
+    let state = Kernel {
+        core: Core::new(&config, 0, DefmtSink),
+        sp: [0; MAX_TASKS],
+        stacks: [(0, 0); MAX_TASKS],
+        current: 0,
+        args: config.args.clone(),
+        exit,
+    };
+    // SAFETY: single-threaded boot; nothing else refers to the kernel yet.
+    unsafe {
+        (*GLOBAL.kernel.get()).write(state);
+        *GLOBAL.started.get() = true;
+        prepare(0, base, size, main);
+        let k = kernel();
+        match (*k).core.decide() {
+            Next::Run(t) => {
+                (*k).current = t;
+                let next = (*k).sp[t as usize];
+                arch::switch(GLOBAL.scratch_sp.get(), next);
+            }
+            Next::End(v) => ((*k).exit)(v.exit_code()),
+        }
+    }
+    // The boot context is never resumed: runs end through `exit`.
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+/// Lays out task `t`'s stack: canary at the bottom, first frame at the top.
+///
+/// # Safety
+/// `base..base+size` must be memory owned by this task from now on.
+unsafe fn prepare(t: TaskId, base: *mut u8, size: usize, entry: fn()) {
+    // SAFETY: per the contract; the kernel exists.
+    unsafe {
+        let k = kernel();
+        let words = base as *mut u32;
+        for i in 0..CANARY_WORDS {
+            words.add(i).write_volatile(CANARY);
+        }
+        let top = ((base as usize + size) & !7) as *mut u32;
+        (*k).sp[t as usize] = arch::initial_frame(top, entry);
+        (*k).stacks[t as usize] = (base as usize, size);
+    }
+}
+
+/// Entry of every task (called by the trampoline with the entry function's address).
+extern "C" fn task_entry(entry: usize) -> ! {
+    // SAFETY: the trampoline passes the `fn()` that `initial_frame` stored.
+    let entry: fn() = unsafe { core::mem::transmute::<usize, fn()>(entry) };
+    entry();
+    // SAFETY: the kernel is running this task; no reference is held across the switch.
+    unsafe {
+        let k = kernel();
+        let me = (*k).current;
+        check_canary(me);
+        let next = (*k).core.exit(me);
+        go(GLOBAL.scratch_sp.get(), next);
+    }
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+/// Acts on the core's decision: keep running, switch (saving into `save`), or end the run.
+///
+/// # Safety
+/// Must be called by the running task with no reference into the kernel alive.
+unsafe fn go(save: *mut u32, next: Next) {
+    // SAFETY: per the contract.
+    unsafe {
+        let k = kernel();
+        match next {
+            Next::Run(t) if t == (*k).current => {}
+            Next::Run(t) => {
+                (*k).current = t;
+                let next_sp = (*k).sp[t as usize];
+                arch::switch(save, next_sp);
+            }
+            Next::End(v) => ((*k).exit)(v.exit_code()),
+        }
+    }
+}
+
+/// Ends the run with a stack overflow if task `t`'s canary was overwritten.
+///
+/// # Safety
+/// The kernel must be running.
+unsafe fn check_canary(t: TaskId) {
+    // SAFETY: the stack region was recorded by `prepare`.
+    unsafe {
+        let k = kernel();
+        let (base, size) = (*k).stacks[t as usize];
+        let words = base as *const u32;
+        for i in 0..CANARY_WORDS {
+            if words.add(i).read_volatile() != CANARY {
+                let sp: u32;
+                core::arch::asm!("mov {}, sp", out(reg) sp);
+                let depth = (base + size).saturating_sub(sp as usize) as u32;
+                Event::StackOverflow {
+                    t,
+                    depth,
+                    size: size as u32,
+                }
+                .emit_defmt();
+                (*k).core.abort(Verdict::StackOverflow);
+                ((*k).exit)(Verdict::StackOverflow.exit_code());
+            }
+        }
+    }
+}
+
+/// The running task stops before `op`; returns when it has been chosen and `op` executed.
+pub fn point(op: Op) {
+    // SAFETY: called from task code; the kernel is started (primitives are only reachable
+    // from tasks); the pointer is not held across the switch inside `go`.
+    unsafe {
+        let k = kernel();
+        let me = (*k).current;
+        check_canary(me);
+        let next = (*k).core.point(me, op);
+        let save = &raw mut (*k).sp[me as usize];
+        go(save, next);
+    }
+}
+
+/// Reserves a task id and lays out its stack; the caller then reaches the `Spawn` point.
+pub fn spawn(region: (*mut u8, usize), entry: fn()) -> TaskId {
+    let (base, size) = region;
+    // SAFETY: called from a running task; references end before returning.
+    unsafe {
+        let k = kernel();
+        for t in 0..MAX_TASKS {
+            if (*k).stacks[t].0 == base as usize && (*k).core.is_live(t as TaskId) {
+                panic!("spawn: this stack is in use by task {}", t);
+            }
+        }
+        let Some(t) = (*k).core.reserve() else {
+            panic!("spawn: task table full ({} tasks)", MAX_TASKS);
+        };
+        if size < (CANARY_WORDS + 32) * 4 {
+            panic!("spawn: stack of {} bytes is too small", size);
+        }
+        prepare(t, base, size, entry);
+        t
+    }
+}
+
+/// A site's id: the address of its `Location` in flash (stable for one ELF).
+#[inline(always)]
+pub fn site(loc: &'static Location<'static>) -> u32 {
+    loc as *const Location<'static> as usize as u32
+}
+
+/// A memory location's or lock's id: its address.
+#[inline(always)]
+pub fn addr(p: *const ()) -> u32 {
+    p as usize as u32
+}
+
+/// The running task.
+pub fn current() -> TaskId {
+    // SAFETY: read of a plain field by the running task.
+    unsafe { (*kernel()).current }
+}
+
+/// Firmware argument `i`.
+pub fn arg(i: usize) -> Option<u32> {
+    // SAFETY: read-only access by the running task.
+    unsafe { (&(*kernel()).args).get(i).copied() }
+}
+
+/// Reports a panic of the running task (call from the board's `#[panic_handler]`) and
+/// ends the run with the `panic` verdict. Before the kernel starts, it just exits.
+pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {
+    let site = match info.location() {
+        Some(loc) => {
+            let s = loc as *const Location<'_> as usize as u32;
+            defmt::println!(
+                "J site {=u32} {=str}:{=u32}:{=u32}",
+                s,
+                loc.file(),
+                loc.line(),
+                loc.column()
+            );
+            s
+        }
+        None => 0,
+    };
+    let mut msg = heapless::String::<120>::new();
+    let _ = core::fmt::write(&mut msg, format_args!("{}", info.message()));
+    defmt::println!("J panic-msg {=str}", msg.as_str());
+    if !started() {
+        Event::RunEnd {
+            verdict: Verdict::Panic as u8,
+            steps: 0,
+        }
+        .emit_defmt();
+        exit(Verdict::Panic.exit_code());
+    }
+    // SAFETY: the run ends here; nothing else uses the kernel afterwards.
+    unsafe {
+        let k = kernel();
+        Event::TaskPanic {
+            t: (*k).current,
+            s: site,
+        }
+        .emit_defmt();
+        (*k).core.abort(Verdict::Panic);
+        ((*k).exit)(Verdict::Panic.exit_code())
+    }
+}
+
+/// Reports a HardFault at `pc` (call from the board's handler) and ends the run.
+pub fn report_hard_fault(pc: u32, lr: u32, exit: fn(u8) -> !) -> ! {
+    let t = if started() { current() } else { crate::event::NO_TASK };
+    Event::HardFault { t, pc, lr }.emit_defmt();
+    if started() {
+        // SAFETY: the run ends here.
+        unsafe { (*kernel()).core.abort(Verdict::HardFault) };
+    } else {
+        Event::RunEnd {
+            verdict: Verdict::HardFault as u8,
+            steps: 0,
+        }
+        .emit_defmt();
+    }
+    exit(Verdict::HardFault.exit_code())
+}
+
+/// Emits every event kind once with the values of [`Event::samples`], plus the side
+/// frames (the round-trip test firmware calls this).
+pub fn emit_samples() {
+    for e in Event::samples() {
+        e.emit_defmt();
+    }
+    defmt::println!(
+        "J site {=u32} {=str}:{=u32}:{=u32}",
+        0x1234_5678,
+        "src/sample.rs",
+        12,
+        34
+    );
+    defmt::println!("J panic-msg {=str}", "sample message: 1 + 1 != 3");
+}

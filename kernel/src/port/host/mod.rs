@@ -1,0 +1,269 @@
+//! Host port: one OS thread per task and a baton (a mutex and a condition variable) so that
+//! exactly one runs, so the same firmware logic runs under `cargo test` and on a workstation.
+//!
+//! Events are printed to stdout one a line, rendered exactly as the device's defmt frames
+//! are, so one parser serves both ports. Sites and memory locations are interned in order of
+//! first use, which makes them deterministic; each site's first use is preceded by a
+//! `J site <id> <file>:<line>:<col>` line. The configuration block is read from the file
+//! named by the `JOSTLE_CONFIG` environment variable (same bytes as on the device).
+
+use crate::config::{Config, MAX_ARGS};
+use crate::event::{Event, Verdict};
+use crate::sched::{Core, Next, Op, Sink, TaskId};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::io::{BufWriter, Stdout, Write};
+use std::panic::Location;
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+
+struct LineSink {
+    out: BufWriter<Stdout>,
+}
+
+impl Sink for LineSink {
+    fn emit(&mut self, event: &Event) {
+        let mut line = String::with_capacity(48);
+        let _ = event.render(&mut line);
+        let _ = writeln!(self.out, "{line}");
+    }
+}
+
+struct State {
+    core: Core<LineSink>,
+    current: TaskId,
+    sites: HashMap<(String, u32, u32), u32>,
+    addrs: HashMap<usize, u32>,
+    args: heapless::Vec<u32, MAX_ARGS>,
+}
+
+struct Baton {
+    state: Mutex<State>,
+    turn: Condvar,
+}
+
+static BATON: OnceLock<Baton> = OnceLock::new();
+
+thread_local! {
+    static ME: Cell<TaskId> = const { Cell::new(0) };
+}
+
+fn baton() -> &'static Baton {
+    BATON
+        .get()
+        .expect("jostle: instrumented primitive used outside a run (call host::run)")
+}
+
+fn lock() -> MutexGuard<'static, State> {
+    baton().state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Flushes the event stream and ends the process with `code`.
+fn finish(state: &mut State, code: u8) -> ! {
+    let _ = state.core.sink().out.flush();
+    std::process::exit(code as i32)
+}
+
+/// Acts on the core's decision for task `me`: returns when `me` may run again.
+fn go(mut st: MutexGuard<'static, State>, me: TaskId, next: Next) {
+    match next {
+        Next::Run(t) => {
+            st.current = t;
+            if t != me {
+                baton().turn.notify_all();
+                while st.current != me {
+                    st = baton().turn.wait(st).unwrap_or_else(|p| p.into_inner());
+                }
+            }
+        }
+        Next::End(v) => finish(&mut st, v.exit_code()),
+    }
+}
+
+/// Reads the configuration named by `JOSTLE_CONFIG`: absent variable means the default.
+fn read_config() -> Result<Config, Event> {
+    let Some(path) = std::env::var_os("JOSTLE_CONFIG") else {
+        return Ok(Config::default());
+    };
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| {
+        eprintln!(
+            "jostle: cannot read configuration block {}: {e}",
+            std::path::Path::new(&path).display()
+        );
+        std::process::exit(2)
+    });
+    match Config::decode(&bytes) {
+        Ok(c) => Ok(c.unwrap_or_default()),
+        Err(r) => Err(Event::ConfigRejected { reason: r as u8 }),
+    }
+}
+
+/// Runs `main` as task 0 under the configuration from `JOSTLE_CONFIG`, then exits the
+/// process with the verdict's exit code. Never returns.
+pub fn run(main: fn()) -> ! {
+    let config = match read_config() {
+        Ok(c) => c,
+        Err(rejected) => {
+            let mut out = std::io::stdout().lock();
+            let mut line = String::new();
+            let _ = rejected.render(&mut line);
+            line.push('\n');
+            let _ = Event::RunEnd {
+                verdict: Verdict::ConfigRejected as u8,
+                steps: 0,
+            }
+            .render(&mut line);
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+            std::process::exit(Verdict::ConfigRejected.exit_code() as i32)
+        }
+    };
+    let sink = LineSink {
+        out: BufWriter::new(std::io::stdout()),
+    };
+    let state = State {
+        core: Core::new(&config, 0, sink),
+        current: 0,
+        sites: HashMap::new(),
+        addrs: HashMap::new(),
+        args: config.args.clone(),
+    };
+    if BATON
+        .set(Baton {
+            state: Mutex::new(state),
+            turn: Condvar::new(),
+        })
+        .is_err()
+    {
+        eprintln!("jostle: host::run called twice in one process");
+        std::process::exit(2)
+    }
+    std::panic::set_hook(Box::new(panic_hook));
+    ME.with(|m| m.set(0));
+    let mut st = lock();
+    let next = st.core.decide();
+    go(st, 0, next);
+    main();
+    task_exit(0);
+    // Task 0 ended but others run: this thread waits for the process to end.
+    loop {
+        std::thread::park();
+    }
+}
+
+fn task_exit(me: TaskId) {
+    let mut st = lock();
+    let next = st.core.exit(me);
+    match next {
+        Next::Run(t) => {
+            st.current = t;
+            baton().turn.notify_all();
+        }
+        Next::End(v) => finish(&mut st, v.exit_code()),
+    }
+}
+
+/// The running task stops before `op`; returns when it has been chosen and `op` executed.
+pub fn point(op: Op) {
+    let me = ME.with(|m| m.get());
+    let mut st = lock();
+    let next = st.core.point(me, op);
+    go(st, me, next);
+}
+
+/// Reserves a task id and starts its thread, which waits for its first turn.
+pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
+    let id = lock().core.reserve();
+    let Some(id) = id else {
+        panic!("spawn: task table full ({} tasks)", crate::sched::MAX_TASKS);
+    };
+    let thread = std::thread::Builder::new()
+        .name(format!("jostle-task-{id}"))
+        .spawn(move || {
+            ME.with(|m| m.set(id));
+            {
+                let mut st = lock();
+                while st.current != id {
+                    st = baton().turn.wait(st).unwrap_or_else(|p| p.into_inner());
+                }
+            }
+            entry();
+            task_exit(id);
+        });
+    if let Err(e) = thread {
+        panic!("spawn: cannot start a thread: {e}");
+    }
+    id
+}
+
+/// A site's id: interned in order of first use; the first use prints its definition.
+pub fn site(loc: &'static Location<'static>) -> u32 {
+    let mut st = lock();
+    let key = (loc.file().to_string(), loc.line(), loc.column());
+    if let Some(id) = st.sites.get(&key) {
+        return *id;
+    }
+    let id = st.sites.len() as u32 + 1;
+    st.sites.insert(key, id);
+    let _ = writeln!(
+        st.core.sink().out,
+        "J site {id} {}:{}:{}",
+        loc.file(),
+        loc.line(),
+        loc.column()
+    );
+    id
+}
+
+/// A memory location's or lock's id: interned in order of first use.
+pub fn addr(p: *const ()) -> u32 {
+    let mut st = lock();
+    let n = st.addrs.len() as u32 + 1;
+    *st.addrs.entry(p as usize).or_insert(n)
+}
+
+/// The running task.
+pub fn current() -> TaskId {
+    ME.with(|m| m.get())
+}
+
+/// Firmware argument `i`.
+pub fn arg(i: usize) -> Option<u32> {
+    lock().args.get(i).copied()
+}
+
+fn panic_hook(info: &std::panic::PanicHookInfo<'_>) {
+    let me = ME.with(|m| m.get());
+    let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = info.payload().downcast_ref::<String>() {
+        s.clone()
+    } else {
+        String::from("Box<dyn Any>")
+    };
+    let msg = msg.replace('\n', " ");
+    // A panic inside the port while it holds the lock cannot report through it.
+    let Ok(mut st) = baton().state.try_lock() else {
+        eprintln!("jostle: panic inside the kernel: {msg}");
+        std::process::exit(Verdict::Panic.exit_code() as i32)
+    };
+    let s = match info.location() {
+        Some(loc) => {
+            let key = (loc.file().to_string(), loc.line(), loc.column());
+            let n = st.sites.len() as u32 + 1;
+            let id = *st.sites.entry(key).or_insert(n);
+            let _ = writeln!(
+                st.core.sink().out,
+                "J site {id} {}:{}:{}",
+                loc.file(),
+                loc.line(),
+                loc.column()
+            );
+            id
+        }
+        None => 0,
+    };
+    let _ = writeln!(st.core.sink().out, "J panic-msg {msg}");
+    st.core.sink().emit(&Event::TaskPanic { t: me, s });
+    st.core.abort(Verdict::Panic);
+    finish(&mut st, Verdict::Panic.exit_code())
+}
