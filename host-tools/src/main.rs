@@ -1,1 +1,228 @@
-fn main() {}
+//! The `jostle` command line.
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use jostle_host_tools::build::{QEMU_TARGET, cargo_build};
+use jostle_host_tools::elf::Firmware;
+use jostle_host_tools::qemu::Qemu;
+use jostle_host_tools::{JostleError, RunOutcome, hostport};
+use jostle_kernel::{Config, TraceLevel};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Active concurrency testing for Cortex-M firmware.
+#[derive(Parser)]
+#[command(name = "jostle", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run firmware once under a seeded schedule and show its interleaving and verdict.
+    Run(RunArgs),
+    /// Measure runs per second on QEMU and the kernel's instruction costs.
+    Bench(BenchArgs),
+}
+
+/// Which firmware: an ELF path, or a package and binary to build (as `cargo embed` does).
+#[derive(Args, Clone)]
+struct FirmwareArgs {
+    /// Firmware ELF (or, with --host, a host-port executable).
+    elf: Option<PathBuf>,
+    /// Package to build the firmware from.
+    #[arg(short = 'p', long, requires = "bin")]
+    package: Option<String>,
+    /// Binary of that package.
+    #[arg(long, requires = "package")]
+    bin: Option<String>,
+    /// Cargo target directory for the build.
+    #[arg(long, env = "JOSTLE_TARGET_DIR")]
+    target_dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Trace {
+    Full,
+    Sync,
+    Results,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    firmware: FirmwareArgs,
+    /// Seed of the scheduler.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Most scheduling steps before the `step_limit` verdict.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    step_limit: u32,
+    /// Which events the firmware emits.
+    #[arg(long, value_enum, default_value = "full")]
+    trace: Trace,
+    /// A firmware argument (repeat for more; read with `arg(i)`).
+    #[arg(long = "arg")]
+    args: Vec<u32>,
+    /// One JSON object per event, then a summary object.
+    #[arg(long)]
+    json: bool,
+    /// Wall-clock limit of the run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Run on the host port (one OS thread per task) instead of QEMU.
+    #[arg(long)]
+    host: bool,
+    /// Use this raw configuration block file instead of building one from the options.
+    #[arg(long)]
+    config_file: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    #[command(flatten)]
+    firmware: FirmwareArgs,
+    /// Runs to time.
+    #[arg(long, default_value_t = 100)]
+    runs: u32,
+}
+
+fn resolve_firmware(fw: &FirmwareArgs, host: bool) -> Result<PathBuf, JostleError> {
+    match (&fw.elf, &fw.package, &fw.bin) {
+        (Some(path), None, None) => Ok(path.clone()),
+        (None, Some(p), Some(b)) => {
+            let target = if host { None } else { Some(QEMU_TARGET) };
+            cargo_build(p, b, target, fw.target_dir.as_deref())
+        }
+        _ => Err(JostleError::Usage(
+            "give a firmware ELF, or -p PACKAGE --bin BIN (not both)".into(),
+        )),
+    }
+}
+
+fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
+    let mut config = Config {
+        seed: args.seed,
+        step_limit: args.step_limit,
+        trace: match args.trace {
+            Trace::Full => TraceLevel::Full,
+            Trace::Sync => TraceLevel::Sync,
+            Trace::Results => TraceLevel::Results,
+        },
+        ..Config::default()
+    };
+    if args.step_limit == 0 {
+        return Err(JostleError::Usage("--step-limit must be at least 1".into()));
+    }
+    for a in &args.args {
+        config.args.push(*a).map_err(|_| {
+            JostleError::Usage(format!(
+                "at most {} --arg values",
+                jostle_kernel::config::MAX_ARGS
+            ))
+        })?;
+    }
+    Ok(config)
+}
+
+fn run(args: RunArgs) -> Result<u8, JostleError> {
+    let config = config_of(&args)?;
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let path = resolve_firmware(&args.firmware, args.host)?;
+    let outcome = if args.host {
+        if args.config_file.is_some() {
+            return Err(JostleError::Usage(
+                "--config-file is for QEMU runs; use the JOSTLE_CONFIG variable on the host port"
+                    .into(),
+            ));
+        }
+        let raw = hostport::run(&path, &config, timeout)?;
+        RunOutcome::from_host(config, raw)
+    } else {
+        let fw = Firmware::load(&path)?;
+        let qemu = Qemu {
+            timeout,
+            ..Qemu::default()
+        };
+        let raw = match &args.config_file {
+            Some(block) => qemu.run_with_block(&fw, Some(block))?,
+            None => qemu.run(&fw, &config)?,
+        };
+        RunOutcome::from_qemu(&fw, config, raw)
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let printed = if args.json {
+        outcome.print_json(&mut out)
+    } else {
+        outcome.print_human(&mut out)
+    };
+    printed.map_err(|e| JostleError::io("writing the output", e))?;
+    let _ = out.flush();
+    if let Some(err) = outcome.error {
+        return Err(err);
+    }
+    Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
+}
+
+fn bench(args: BenchArgs) -> anyhow::Result<u8> {
+    let path = match (&args.firmware.elf, &args.firmware.package) {
+        (None, None) => cargo_build(
+            "jostle-examples",
+            "correct_counter",
+            Some(QEMU_TARGET),
+            args.firmware.target_dir.as_deref(),
+        )?,
+        _ => resolve_firmware(&args.firmware, false)?,
+    };
+    let fw = Firmware::load(&path)?;
+    let qemu = Qemu::default();
+    for trace in [TraceLevel::Full, TraceLevel::Results] {
+        let started = Instant::now();
+        let mut frames = 0;
+        for seed in 0..args.runs as u64 {
+            let config = Config {
+                seed,
+                trace,
+                ..Config::default()
+            };
+            let raw = qemu.run(&fw, &config)?;
+            let outcome = RunOutcome::from_qemu(&fw, config, raw);
+            if let Some(e) = outcome.error {
+                return Err(e).context(format!("seed {seed}"));
+            }
+            frames += outcome.frames;
+        }
+        let secs = started.elapsed().as_secs_f64();
+        println!(
+            "qemu runs/s  {:<28} trace={:<7} {:>7.1} runs/s  ({} runs, {:.0} frames/s decoded)",
+            fw.path.file_name().unwrap_or_default().to_string_lossy(),
+            format!("{trace:?}").to_lowercase(),
+            args.runs as f64 / secs,
+            args.runs,
+            frames as f64 / secs
+        );
+    }
+    Ok(0)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run(args).map_err(anyhow::Error::from),
+        Command::Bench(args) => bench(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            let code = err
+                .downcast_ref::<JostleError>()
+                .map_or(1, JostleError::exit_code);
+            eprintln!("jostle: error: {err:#}");
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,1 +1,45 @@
+#![doc = include_str!("../README.md")]
 #![no_std]
+#![warn(missing_docs)]
+
+mod logger;
+
+use core::panic::PanicInfo;
+use jostle_kernel::Stack;
+
+pub use jostle_kernel;
+
+/// Stack of the main task (task 0).
+static MAIN_STACK: Stack<8192> = Stack::new();
+
+/// Ends the run: flushes nothing (frames are written whole) and exits QEMU with `code`.
+pub fn exit(code: u8) -> ! {
+    semihosting::process::exit(code as i32)
+}
+
+/// Starts the kernel with `main` as task 0. Called by the code [`entry!`] generates.
+pub fn run(main: fn()) -> ! {
+    jostle_kernel::port::start(main, &MAIN_STACK, exit)
+}
+
+/// Defines the firmware's entry point: `entry!(main_task)` runs `main_task` as task 0.
+#[macro_export]
+macro_rules! entry {
+    ($main:path) => {
+        #[doc(hidden)]
+        #[unsafe(export_name = "main")]
+        pub unsafe extern "C" fn __jostle_entry() -> ! {
+            $crate::run($main)
+        }
+    };
+}
+
+#[panic_handler]
+fn panic(info: &PanicInfo) -> ! {
+    jostle_kernel::port::report_panic(info, exit)
+}
+
+#[cortex_m_rt::exception]
+unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
+    jostle_kernel::port::report_hard_fault(frame.pc(), frame.lr(), exit)
+}

@@ -1,0 +1,100 @@
+//! defmt global logger over semihosting: one `SYS_WRITE` per frame.
+
+use core::cell::UnsafeCell;
+use semihosting::io::Write;
+
+/// Frames longer than this are written in several pieces.
+const BUF_LEN: usize = 256;
+
+struct State {
+    encoder: defmt::Encoder,
+    taken: bool,
+    was_enabled: bool,
+    stdout: Option<semihosting::io::Stdout>,
+    /// Encoded bytes of the frame being written.
+    buf: [u8; BUF_LEN],
+    len: usize,
+}
+
+struct Global(UnsafeCell<State>);
+// SAFETY: accessed only with interrupts masked, from one core.
+unsafe impl Sync for Global {}
+
+static STATE: Global = Global(UnsafeCell::new(State {
+    encoder: defmt::Encoder::new(),
+    taken: false,
+    was_enabled: false,
+    stdout: None,
+    buf: [0; BUF_LEN],
+    len: 0,
+}));
+
+fn flush(state: &mut State) {
+    if state.len == 0 {
+        return;
+    }
+    if state.stdout.is_none() {
+        state.stdout = semihosting::io::stdout().ok();
+    }
+    if let Some(out) = state.stdout.as_mut() {
+        let _ = out.write_all(&state.buf[..state.len]);
+    }
+    state.len = 0;
+}
+
+fn push(state: *mut State, data: &[u8]) {
+    // SAFETY: called only between acquire and release, interrupts masked.
+    let state = unsafe { &mut *state };
+    for &b in data {
+        if state.len == BUF_LEN {
+            flush(state);
+        }
+        state.buf[state.len] = b;
+        state.len += 1;
+    }
+}
+
+#[defmt::global_logger]
+struct Logger;
+
+// SAFETY: frames are written whole with interrupts masked; a nested acquire (a panic while
+// a frame is open) starts a new frame, which the host's rzCOBS decoder recovers from.
+unsafe impl defmt::Logger for Logger {
+    fn acquire() {
+        let was_enabled = cortex_m::register::primask::read().is_active();
+        cortex_m::interrupt::disable();
+        let state = STATE.0.get();
+        // SAFETY: interrupts are masked; single core.
+        unsafe {
+            if !(*state).taken {
+                (*state).was_enabled = was_enabled;
+            }
+            (*state).taken = true;
+            (*state).encoder.start_frame(|d| push(state, d));
+        }
+    }
+
+    unsafe fn flush() {
+        // SAFETY: interrupts are masked by acquire.
+        unsafe { flush(&mut *STATE.0.get()) }
+    }
+
+    unsafe fn release() {
+        let state = STATE.0.get();
+        // SAFETY: paired with acquire.
+        unsafe {
+            (*state).encoder.end_frame(|d| push(state, d));
+            flush(&mut *state);
+            (*state).taken = false;
+            if (*state).was_enabled {
+                cortex_m::interrupt::enable();
+            }
+        }
+    }
+
+    unsafe fn write(bytes: &[u8]) {
+        let state = STATE.0.get();
+        // SAFETY: between acquire and release.
+        unsafe { (*state).encoder.write(bytes, |d| push(state, d)) }
+    }
+}

@@ -1,0 +1,52 @@
+//! Building firmware with cargo, as `cargo embed` does: for the board's target, in release.
+
+use crate::error::JostleError;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The target of the QEMU board (`mps2-an385`, Cortex-M3).
+pub const QEMU_TARGET: &str = "thumbv7m-none-eabi";
+
+/// Builds `package`'s binary `bin` for `target` (`None`: the host) and returns the path of
+/// the executable. `target_dir` keeps nested builds off the caller's build lock.
+pub fn cargo_build(
+    package: &str,
+    bin: &str,
+    target: Option<&str>,
+    target_dir: Option<&Path>,
+) -> Result<PathBuf, JostleError> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "--quiet", "--message-format=json-render-diagnostics"])
+        .args(["-p", package, "--bin", bin]);
+    if let Some(target) = target {
+        cmd.args(["--release", "--target", target]);
+    }
+    if let Some(dir) = target_dir {
+        cmd.arg("--target-dir").arg(dir);
+    }
+    cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
+    let out = cmd
+        .output()
+        .map_err(|e| JostleError::io("running cargo", e))?;
+    if !out.status.success() {
+        return Err(JostleError::BuildFailed(format!(
+            "cargo build -p {package} --bin {bin} exited with {}",
+            out.status
+        )));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for line in stdout.lines().rev() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] == "compiler-artifact" && msg["target"]["name"] == bin {
+            if let Some(exe) = msg["executable"].as_str() {
+                return Ok(PathBuf::from(exe));
+            }
+        }
+    }
+    Err(JostleError::BuildFailed(format!(
+        "cargo built no executable named `{bin}` in package `{package}`"
+    )))
+}

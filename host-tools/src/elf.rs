@@ -1,0 +1,166 @@
+//! The firmware ELF: its defmt table, the configuration block's address, and site
+//! resolution (a site id is the address of a `core::panic::Location` in flash).
+
+use crate::error::JostleError;
+use object::{Object, ObjectSection, ObjectSymbol};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A site resolved to source.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct SiteLoc {
+    /// Source file as the compiler recorded it.
+    pub file: String,
+    /// Line (1-based).
+    pub line: u32,
+    /// Column (1-based).
+    pub col: u32,
+}
+
+impl std::fmt::Display for SiteLoc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+/// A loaded firmware image.
+pub struct Firmware {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// The whole file.
+    pub bytes: Vec<u8>,
+    /// The defmt table.
+    pub table: defmt_decoder::Table,
+    /// Address of the configuration block (`JOSTLE_CONFIG`).
+    pub config_addr: u32,
+    /// Allocated, file-backed sections: (address, bytes).
+    sections: Vec<(u64, Vec<u8>)>,
+}
+
+impl Firmware {
+    /// Reads and checks a firmware ELF.
+    pub fn load(path: &Path) -> Result<Firmware, JostleError> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| JostleError::io(format!("reading {}", path.display()), e))?;
+        let file = object::File::parse(&*bytes).map_err(|e| JostleError::NotElf {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })?;
+        if file.format() != object::BinaryFormat::Elf {
+            return Err(JostleError::NotElf {
+                path: path.to_owned(),
+                reason: format!("{:?} format", file.format()),
+            });
+        }
+        let config_addr = file
+            .symbols()
+            .find(|s| s.name() == Ok("JOSTLE_CONFIG"))
+            .map(|s| s.address() as u32)
+            .ok_or_else(|| JostleError::NoConfigSymbol(path.to_owned()))?;
+        let sections = file
+            .sections()
+            .filter(|s| s.address() != 0 || s.name().is_ok_and(|n| n == ".vector_table"))
+            .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
+            .filter(|(_, d)| !d.is_empty())
+            .collect();
+        let table = defmt_decoder::Table::parse(&bytes)
+            .map_err(|e| JostleError::NotElf {
+                path: path.to_owned(),
+                reason: format!("bad defmt table: {e}"),
+            })?
+            .ok_or_else(|| JostleError::NoDefmt(path.to_owned()))?;
+        Ok(Firmware {
+            path: path.to_owned(),
+            bytes,
+            table,
+            config_addr,
+            sections,
+        })
+    }
+
+    /// Reads `len` bytes at `addr` from the image's initialised sections.
+    pub fn read(&self, addr: u32, len: usize) -> Option<&[u8]> {
+        let addr = addr as u64;
+        self.sections.iter().find_map(|(base, data)| {
+            let off = addr.checked_sub(*base)? as usize;
+            data.get(off..off.checked_add(len)?)
+        })
+    }
+
+    fn word(&self, addr: u32) -> Option<u32> {
+        let b = self.read(addr, 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Resolves a site id (the address of a `Location`) to `file:line:col`.
+    ///
+    /// `Location`'s field order is the compiler's choice, so rather than assume one, this
+    /// looks for the (pointer, length) pair that names a source path in the image and takes
+    /// the two remaining words as line and column, in their order in the struct.
+    pub fn resolve_site(&self, site: u32) -> Option<SiteLoc> {
+        let w: Vec<u32> = (0..4).map(|i| self.word(site + 4 * i)).collect::<Option<_>>()?;
+        for p in 0..4 {
+            for l in 0..4 {
+                if p == l {
+                    continue;
+                }
+                let (ptr, len) = (w[p], w[l] as usize);
+                if len == 0 || len > 4096 {
+                    continue;
+                }
+                let Some(raw) = self.read(ptr, len) else {
+                    continue;
+                };
+                let Ok(file) = std::str::from_utf8(raw) else {
+                    continue;
+                };
+                let file = file.trim_end_matches('\0');
+                if !file.ends_with(".rs") || file.contains('\0') {
+                    continue;
+                }
+                let rest: Vec<u32> = (0..4).filter(|i| *i != p && *i != l).map(|i| w[i]).collect();
+                if rest[0] == 0 || rest[1] == 0 {
+                    continue;
+                }
+                return Some(SiteLoc {
+                    file: file.to_owned(),
+                    line: rest[0],
+                    col: rest[1],
+                });
+            }
+        }
+        None
+    }
+}
+
+/// Site ids resolved to source, filled from the ELF and from `J site` side frames.
+#[derive(Default, Clone, Debug)]
+pub struct Sites {
+    map: HashMap<u32, SiteLoc>,
+}
+
+impl Sites {
+    /// Records a site definition.
+    pub fn insert(&mut self, id: u32, loc: SiteLoc) {
+        self.map.insert(id, loc);
+    }
+
+    /// The location of `id`, resolving it from `elf` the first time.
+    pub fn get(&mut self, id: u32, elf: Option<&Firmware>) -> Option<&SiteLoc> {
+        if !self.map.contains_key(&id) {
+            let loc = elf?.resolve_site(id)?;
+            self.map.insert(id, loc);
+        }
+        self.map.get(&id)
+    }
+
+    /// The location of `id` if already known.
+    pub fn known(&self, id: u32) -> Option<&SiteLoc> {
+        self.map.get(&id)
+    }
+
+    /// All known sites.
+    pub fn iter(&self) -> impl Iterator<Item = (&u32, &SiteLoc)> {
+        self.map.iter()
+    }
+}

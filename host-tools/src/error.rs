@@ -1,0 +1,74 @@
+//! Errors of the host tools, each with its own exit code. The doc comment of each variant
+//! is its message's meaning; `Display` gives the one-line message.
+
+use std::path::PathBuf;
+
+/// Something stopped `jostle` before a verdict could be given.
+#[derive(Debug, thiserror::Error)]
+pub enum JostleError {
+    /// QEMU is not installed (exit 20).
+    #[error("`{0}` not found: install QEMU (`apt-get install qemu-system-arm`) or set JOSTLE_QEMU")]
+    QemuMissing(String),
+    /// The file is not an ELF (exit 21).
+    #[error("{path}: not an ELF file ({reason})")]
+    NotElf {
+        /// The file.
+        path: PathBuf,
+        /// What the ELF parser said.
+        reason: String,
+    },
+    /// The ELF carries no defmt table (exit 22).
+    #[error("{0}: the ELF has no defmt data (was it linked with -Tdefmt.x and does it use defmt?)")]
+    NoDefmt(PathBuf),
+    /// The ELF has no configuration block symbol (exit 22).
+    #[error("{0}: not a Jostle firmware (no JOSTLE_CONFIG symbol; is the board's memory.x linked?)")]
+    NoConfigSymbol(PathBuf),
+    /// The event stream stopped in the middle (exit 23).
+    #[error("truncated defmt stream: {0}")]
+    StreamTruncated(String),
+    /// The event stream holds a frame that cannot be decoded (exit 24).
+    #[error("corrupt defmt stream: {0}")]
+    StreamCorrupt(String),
+    /// Building the firmware failed (exit 25).
+    #[error("building the firmware failed: {0}")]
+    BuildFailed(String),
+    /// An input/output error (exit 26).
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// QEMU started but failed before the firmware ran (exit 27).
+    #[error("QEMU failed: {0}")]
+    QemuFailed(String),
+    /// A command-line value is invalid (exit 2).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl JostleError {
+    /// The process exit code for this error (verdicts use 0 and 10–16).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            JostleError::QemuMissing(_) => 20,
+            JostleError::NotElf { .. } => 21,
+            JostleError::NoDefmt(_) | JostleError::NoConfigSymbol(_) => 22,
+            JostleError::StreamTruncated(_) => 23,
+            JostleError::StreamCorrupt(_) => 24,
+            JostleError::BuildFailed(_) => 25,
+            JostleError::Io { .. } => 26,
+            JostleError::QemuFailed(_) => 27,
+            JostleError::Usage(_) => 2,
+        }
+    }
+
+    /// Wraps an I/O error with what was being done.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        JostleError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}

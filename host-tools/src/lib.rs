@@ -1,0 +1,13 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod build;
+pub mod decode;
+pub mod elf;
+pub mod error;
+pub mod hostport;
+pub mod qemu;
+pub mod run;
+
+pub use error::JostleError;
+pub use run::{Outcome, Port, RunOutcome};

@@ -1,0 +1,417 @@
+//! One run's outcome: decoded events, resolved sites, verdict, and how to print them.
+
+use crate::decode::{FrameDecoder, Item, parse_line};
+use crate::elf::{Firmware, SiteLoc, Sites};
+use crate::error::JostleError;
+use crate::hostport::HostRun;
+use crate::qemu::RawRun;
+use jostle_kernel::config::Rejection;
+use jostle_kernel::event::{NO_TASK, WaitKind};
+use jostle_kernel::{Config, Event, Verdict};
+use serde::Serialize;
+use std::io::Write;
+
+/// How a run ended, as the host sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The kernel gave a verdict.
+    Verdict(Verdict),
+    /// The wall-clock limit was hit (the firmware never ended).
+    Timeout,
+}
+
+impl Outcome {
+    /// Name in JSON and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Verdict(v) => v.name(),
+            Outcome::Timeout => "timeout",
+        }
+    }
+
+    /// Exit code of `jostle run`: the verdict's, and 16 for a timeout.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Verdict(v) => v.exit_code(),
+            Outcome::Timeout => 16,
+        }
+    }
+}
+
+/// Which port ran the firmware.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Port {
+    /// QEMU `mps2-an385`.
+    Qemu,
+    /// The host port (OS threads).
+    Host,
+}
+
+/// A panic report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PanicReport {
+    /// The task.
+    pub task: u8,
+    /// Where it panicked.
+    pub site: Option<SiteLoc>,
+    /// The message, if the panic handler had one.
+    pub message: Option<String>,
+}
+
+/// Everything known about one run.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The port.
+    pub port: Port,
+    /// The configuration the run was given.
+    pub config: Config,
+    /// The kernel events, in order.
+    pub events: Vec<Event>,
+    /// Sites resolved to source.
+    pub sites: Sites,
+    /// The firmware's own log lines.
+    pub logs: Vec<String>,
+    /// The verdict (`None` if the stream ended without one: see `error`).
+    pub outcome: Option<Outcome>,
+    /// Scheduling steps (from the `RunEnd` event).
+    pub steps: u32,
+    /// The panic, if the verdict is `panic`.
+    pub panic: Option<PanicReport>,
+    /// The process exit code.
+    pub exit_code: Option<i32>,
+    /// A stream problem: the events before it are still here.
+    pub error: Option<JostleError>,
+    /// defmt frames (or lines) decoded.
+    pub frames: usize,
+}
+
+impl RunOutcome {
+    fn from_items(
+        port: Port,
+        config: Config,
+        items: Vec<Item>,
+        elf: Option<&Firmware>,
+        exit_code: Option<i32>,
+        timed_out: bool,
+        mut error: Option<JostleError>,
+        frames: usize,
+    ) -> RunOutcome {
+        let mut sites = Sites::default();
+        let mut events = Vec::new();
+        let mut logs = Vec::new();
+        let mut panic_message = None;
+        let mut panic = None;
+        let mut outcome = None;
+        let mut steps = 0;
+        for item in items {
+            match item {
+                Item::Site(id, loc) => sites.insert(id, loc),
+                Item::PanicMessage(m) => panic_message = Some(m),
+                Item::Log(l) => logs.push(l),
+                Item::Event(ev) => {
+                    match ev {
+                        Event::TaskPanic { t, s } => {
+                            panic = Some(PanicReport {
+                                task: t,
+                                site: sites.get(s, elf).cloned(),
+                                message: panic_message.take(),
+                            })
+                        }
+                        Event::RunEnd { verdict, steps: n } => {
+                            steps = n;
+                            outcome = Verdict::from_u8(verdict).map(Outcome::Verdict);
+                        }
+                        _ => {}
+                    }
+                    if let Some(s) = ev.site() {
+                        sites.get(s, elf);
+                    }
+                    events.push(ev);
+                }
+            }
+        }
+        if timed_out {
+            outcome = Some(Outcome::Timeout);
+        } else if error.is_none() {
+            match outcome {
+                None => {
+                    error = Some(JostleError::StreamTruncated(format!(
+                        "the firmware stopped without a verdict after {} events (exit code {})",
+                        events.len(),
+                        exit_code.map_or("none".into(), |c| c.to_string())
+                    )))
+                }
+                Some(Outcome::Verdict(v)) if exit_code != Some(v.exit_code() as i32) => {
+                    error = Some(JostleError::StreamCorrupt(format!(
+                        "the stream's verdict `{}` disagrees with the firmware's exit code {}",
+                        v.name(),
+                        exit_code.map_or("none".into(), |c| c.to_string())
+                    )))
+                }
+                _ => {}
+            }
+        }
+        RunOutcome {
+            port,
+            config,
+            events,
+            sites,
+            logs,
+            outcome,
+            steps,
+            panic,
+            exit_code,
+            error,
+            frames,
+        }
+    }
+
+    /// Decodes a QEMU boot of `fw`.
+    pub fn from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> RunOutcome {
+        let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
+        let mut error = decoded.error;
+        if error.is_none()
+            && decoded.frames == 0
+            && !raw.timed_out
+            && raw.exit_code != Some(0)
+            && !raw.stderr.trim().is_empty()
+        {
+            error = Some(JostleError::QemuFailed(
+                raw.stderr.lines().next().unwrap_or_default().to_owned(),
+            ));
+        }
+        Self::from_items(
+            Port::Qemu,
+            config,
+            decoded.items,
+            Some(fw),
+            raw.exit_code,
+            raw.timed_out,
+            error,
+            decoded.frames,
+        )
+    }
+
+    /// Parses a host-port run.
+    pub fn from_host(config: Config, raw: HostRun) -> RunOutcome {
+        let items: Vec<Item> = raw.stdout.lines().map(parse_line).collect();
+        let frames = items.len();
+        Self::from_items(
+            Port::Host,
+            config,
+            items,
+            None,
+            raw.exit_code,
+            raw.timed_out,
+            None,
+            frames,
+        )
+    }
+
+    /// The site of `id` as `file:line:col`, or its raw id.
+    pub fn site_text(&self, id: u32) -> String {
+        match self.sites.known(id) {
+            Some(loc) => loc.to_string(),
+            None => format!("site#{id:#x}"),
+        }
+    }
+
+    /// The scheduling decisions as (task, site, operation kind), comparable across ports.
+    pub fn decisions(&self) -> Vec<(u8, String, &'static str)> {
+        self.events
+            .iter()
+            .filter(|e| e.kind().level() > jostle_kernel::TraceLevel::Results)
+            .filter(|e| !matches!(e, Event::TaskExit { .. }))
+            .map(|e| {
+                let site = e.site().map(|s| self.site_text(s)).unwrap_or_default();
+                (e.task().unwrap_or(NO_TASK), site, kind_name(e))
+            })
+            .collect()
+    }
+
+    /// Prints the interleaving (one line per scheduling event) and the verdict.
+    pub fn print_human(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>5}  {:<4}  {:<30}  site",
+            "step", "task", "operation"
+        )?;
+        let full = self.config.trace == jostle_kernel::TraceLevel::Full;
+        let mut step = 0u32;
+        for ev in &self.events {
+            let is_step = is_step(ev);
+            if is_step {
+                step += 1;
+            }
+            let (op, extra) = describe(ev);
+            if matches!(ev, Event::RunStart { .. } | Event::RunEnd { .. }) {
+                continue;
+            }
+            let step_col = if is_step && full {
+                step.to_string()
+            } else {
+                "-".into()
+            };
+            let task = ev.task().map_or("-".into(), |t| format!("t{t}"));
+            let site = ev.site().map(|s| self.site_text(s)).unwrap_or_default();
+            writeln!(out, "{step_col:>5}  {task:<4}  {:<30}  {site}", op + &extra)?;
+        }
+        for log in &self.logs {
+            writeln!(out, "log: {log}")?;
+        }
+        writeln!(out, "{}", self.verdict_line())?;
+        Ok(())
+    }
+
+    /// One line: the verdict and what explains it.
+    pub fn verdict_line(&self) -> String {
+        let Some(outcome) = self.outcome else {
+            return "verdict: none (the stream ended early)".into();
+        };
+        let mut line = format!(
+            "verdict: {} after {} steps (seed {})",
+            outcome.name(),
+            self.steps,
+            self.config.seed
+        );
+        if let Some(p) = &self.panic {
+            line += &format!(
+                ": task t{} panicked at {}",
+                p.task,
+                p.site.as_ref().map_or("?".into(), |s| s.to_string())
+            );
+            if let Some(m) = &p.message {
+                line += &format!(": {m}");
+            }
+        }
+        for ev in &self.events {
+            match *ev {
+                Event::ConfigRejected { reason } => {
+                    line += &format!(
+                        ": {}",
+                        Rejection::from_u8(reason).map_or("unknown reason", |r| r.message())
+                    );
+                }
+                Event::StackOverflow { t, depth, size } => {
+                    line += &format!(
+                        ": task t{t} overflowed its {size}-byte stack (depth {depth} when caught)"
+                    );
+                }
+                Event::HardFault { t, pc, .. } => {
+                    line += &format!(": HardFault in task t{t} at pc {pc:#010x}");
+                }
+                _ => {}
+            }
+        }
+        if outcome == Outcome::Timeout {
+            line += ": the firmware never ended (wall-clock limit; partial trace above)";
+        }
+        line
+    }
+
+    /// Prints one JSON object per event, then the summary object.
+    pub fn print_json(&self, out: &mut impl Write) -> std::io::Result<()> {
+        for ev in &self.events {
+            let site = ev.site().map(|s| self.site_text(s));
+            let line = serde_json::to_string(&JsonEvent { event: ev, site })?;
+            writeln!(out, "{line}")?;
+        }
+        writeln!(out, "{}", serde_json::to_string(&self.summary())?)
+    }
+
+    /// The summary object of `--json`.
+    pub fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "summary": true,
+            "verdict": self.outcome.map(|o| o.name()),
+            "seed": self.config.seed,
+            "steps": self.steps,
+            "strategy": self.config.strategy,
+            "trace": self.config.trace,
+            "args": self.config.args.as_slice(),
+            "port": self.port,
+            "events": self.events.len(),
+            "exit_code": self.exit_code,
+            "panic": self.panic,
+            "error": self.error.as_ref().map(|e| e.to_string()),
+        })
+    }
+}
+
+#[derive(Serialize)]
+struct JsonEvent<'a> {
+    #[serde(flatten)]
+    event: &'a Event,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    site: Option<String>,
+}
+
+/// Does this event record an executed scheduling step?
+fn is_step(ev: &Event) -> bool {
+    ev.kind().level() > jostle_kernel::TraceLevel::Results && !matches!(ev, Event::TaskExit { .. })
+}
+
+fn kind_name(ev: &Event) -> &'static str {
+    describe_static(ev)
+}
+
+fn describe_static(ev: &Event) -> &'static str {
+    match ev {
+        Event::RunStart { .. } => "start",
+        Event::Spawn { .. } => "spawn",
+        Event::TaskStart { .. } => "begin",
+        Event::TaskExit { .. } => "exit",
+        Event::Join { .. } => "join",
+        Event::Read { .. } => "read",
+        Event::Write { .. } => "write",
+        Event::Update { .. } => "update",
+        Event::Acquire { .. } => "acquire",
+        Event::Release { .. } => "release",
+        Event::AtomicEnter { .. } => "atomic-enter",
+        Event::AtomicExit { .. } => "atomic-exit",
+        Event::Signal { .. } => "signal",
+        Event::Wait { .. } => "wait",
+        Event::CsEnter { .. } => "cs-enter",
+        Event::CsExit { .. } => "cs-exit",
+        Event::Yield { .. } => "yield",
+        Event::FrameEnter { .. } => "frame-enter",
+        Event::FrameExit { .. } => "frame-exit",
+        Event::Blocked { .. } => "blocked",
+        Event::TaskPanic { .. } => "panic",
+        Event::StackOverflow { .. } => "stack-overflow",
+        Event::HardFault { .. } => "hardfault",
+        Event::ConfigRejected { .. } => "config-rejected",
+        Event::RunEnd { .. } => "end",
+    }
+}
+
+fn describe(ev: &Event) -> (String, String) {
+    let op = describe_static(ev).to_owned();
+    let extra = match *ev {
+        Event::Spawn { child, .. } => format!(" t{child}"),
+        Event::Join { child, .. } => format!(" t{child}"),
+        Event::Read { a, .. } | Event::Write { a, .. } | Event::Update { a, .. } => {
+            format!(" {a:#010x}")
+        }
+        Event::Acquire { l, .. } | Event::Release { l, .. } => format!(" lock {l:#010x}"),
+        Event::Signal { g, .. } | Event::Wait { g, .. } => format!(" {g:#010x}"),
+        Event::Blocked {
+            kind, on, holder, ..
+        } => {
+            let holder = if holder == NO_TASK {
+                String::new()
+            } else {
+                format!(" held by t{holder}")
+            };
+            match kind {
+                k if k == WaitKind::Lock as u8 => format!(" on lock {on:#010x}{holder}"),
+                k if k == WaitKind::Join as u8 => format!(" joining t{on}"),
+                k if k == WaitKind::Signal as u8 => format!(" on signal {on:#010x}"),
+                _ => format!(" on critical section{holder}"),
+            }
+        }
+        _ => String::new(),
+    };
+    (op, extra)
+}
