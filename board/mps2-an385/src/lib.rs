@@ -39,7 +39,9 @@ fn panic(info: &PanicInfo) -> ! {
     jostle_kernel::port::report_panic(info, exit)
 }
 
-#[cortex_m_rt::exception]
-unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
-    jostle_kernel::port::report_hard_fault(frame.pc(), frame.lr(), exit)
+// No trampoline: the frame lives on the task's PSP, which may be invalid after an overflow;
+// the kernel checks PSP before reading it.
+#[cortex_m_rt::exception(trampoline = false)]
+unsafe fn HardFault() -> ! {
+    jostle_kernel::port::report_hard_fault(exit)
 }

@@ -66,7 +66,12 @@ unsafe impl defmt::Logger for Logger {
         let state = STATE.0.get();
         // SAFETY: interrupts are masked; single core.
         unsafe {
-            if !(*state).taken {
+            if (*state).taken {
+                // A fault interrupted a frame: drop its unsent bytes so that the fault
+                // report is a clean frame. (A frame longer than the buffer that was partly
+                // sent shows up on the host as one malformed frame.)
+                (*state).len = 0;
+            } else {
                 (*state).was_enabled = was_enabled;
             }
             (*state).taken = true;

@@ -126,6 +126,7 @@ pub fn start<const BYTES: usize>(
         (*GLOBAL.kernel.get()).write(state);
         *GLOBAL.started.get() = true;
         prepare(0, base, size, main);
+        use_process_stack();
         let k = kernel();
         match (*k).core.decide() {
             Next::Run(t) => {
@@ -140,6 +141,24 @@ pub fn start<const BYTES: usize>(
     loop {
         core::hint::spin_loop();
     }
+}
+
+/// Moves thread mode to the process stack (PSP), leaving the main stack (MSP) to exception
+/// handlers: a task that overflows its stack cannot take the fault handler down with it.
+/// The boot context continues on PSP just below the current MSP until task 0 starts.
+///
+/// # Safety
+/// Call once, in thread mode, before the first switch.
+unsafe fn use_process_stack() {
+    let msp = cortex_m::register::msp::read();
+    // SAFETY: the 512 bytes below MSP stay the handlers'; the boot context never returns.
+    unsafe {
+        cortex_m::register::psp::write(msp - 512);
+        let mut control = cortex_m::register::control::read();
+        control.set_spsel(cortex_m::register::control::Spsel::Psp);
+        cortex_m::register::control::write(control);
+    }
+    cortex_m::asm::isb();
 }
 
 /// Lays out task `t`'s stack: canary at the bottom, first frame at the top.
@@ -327,14 +346,47 @@ pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {
     }
 }
 
-/// Reports a HardFault at `pc` (call from the board's handler) and ends the run.
-pub fn report_hard_fault(pc: u32, lr: u32, exit: fn(u8) -> !) -> ! {
-    let t = if started() { current() } else { crate::event::NO_TASK };
-    Event::HardFault { t, pc, lr }.emit_defmt();
+/// Reports a HardFault (call from the board's handler, which runs on MSP) and ends the run.
+///
+/// Tasks run on PSP. If PSP lies below the running task's canary, the fault came from the
+/// task overflowing its stack (often the fault is the failed exception stacking itself), and
+/// the verdict is `stack_overflow`. Otherwise the faulting `pc` and `lr` are read from the
+/// exception frame on PSP.
+pub fn report_hard_fault(exit: fn(u8) -> !) -> ! {
+    let psp = cortex_m::register::psp::read() as usize;
     if started() {
-        // SAFETY: the run ends here.
-        unsafe { (*kernel()).core.abort(Verdict::HardFault) };
+        // SAFETY: the run ends here; the stack region was recorded by `prepare`.
+        unsafe {
+            let k = kernel();
+            let t = (*k).current;
+            let (base, size) = (*k).stacks[t as usize];
+            let top = base + size;
+            if psp < base + CANARY_WORDS * 4 || psp > top {
+                Event::StackOverflow {
+                    t,
+                    depth: top.wrapping_sub(psp) as u32,
+                    size: size as u32,
+                }
+                .emit_defmt();
+                (*k).core.abort(Verdict::StackOverflow);
+                ((*k).exit)(Verdict::StackOverflow.exit_code());
+            }
+            let frame = psp as *const u32;
+            let (lr, pc) = if psp + 32 <= top {
+                (frame.add(5).read_volatile(), frame.add(6).read_volatile())
+            } else {
+                (0, 0)
+            };
+            Event::HardFault { t, pc, lr }.emit_defmt();
+            (*k).core.abort(Verdict::HardFault);
+        }
     } else {
+        Event::HardFault {
+            t: crate::event::NO_TASK,
+            pc: 0,
+            lr: 0,
+        }
+        .emit_defmt();
         Event::RunEnd {
             verdict: Verdict::HardFault as u8,
             steps: 0,

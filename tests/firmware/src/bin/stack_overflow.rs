@@ -1,0 +1,29 @@
+//! A task recursing on a 1 KiB stack: the canary check must end the run with the
+//! `stack_overflow` verdict before anything else is corrupted for long.
+#![cfg_attr(target_os = "none", no_std)]
+#![cfg_attr(target_os = "none", no_main)]
+
+use jostle_examples::*;
+
+static SMALL: Stack<1024> = Stack::new();
+
+fn deep(n: u32) -> u32 {
+    let mut frame = [n; 32];
+    core::hint::black_box(&mut frame);
+    yield_now();
+    if n == 0 {
+        frame[0]
+    } else {
+        deep(n - 1).wrapping_add(frame[(n % 32) as usize])
+    }
+}
+
+fn overflow() {
+    core::hint::black_box(deep(1000));
+}
+
+fn main_task() {
+    spawn(&SMALL, overflow).join();
+}
+
+firmware!(main_task);

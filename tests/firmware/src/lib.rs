@@ -1,0 +1,2 @@
+//! Test firmware: see `src/bin`.
+#![no_std]
