@@ -52,6 +52,12 @@ impl Firmware {
                 reason: format!("{:?} format", file.format()),
             });
         }
+        let table = defmt_decoder::Table::parse(&bytes)
+            .map_err(|e| JostleError::NotElf {
+                path: path.to_owned(),
+                reason: format!("bad defmt table: {e}"),
+            })?
+            .ok_or_else(|| JostleError::NoDefmt(path.to_owned()))?;
         let config_addr = file
             .symbols()
             .find(|s| s.name() == Ok("JOSTLE_CONFIG"))
@@ -63,12 +69,6 @@ impl Firmware {
             .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
             .filter(|(_, d)| !d.is_empty())
             .collect();
-        let table = defmt_decoder::Table::parse(&bytes)
-            .map_err(|e| JostleError::NotElf {
-                path: path.to_owned(),
-                reason: format!("bad defmt table: {e}"),
-            })?
-            .ok_or_else(|| JostleError::NoDefmt(path.to_owned()))?;
         Ok(Firmware {
             path: path.to_owned(),
             bytes,

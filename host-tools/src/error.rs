@@ -20,7 +20,7 @@ pub enum JostleError {
     /// The ELF carries no defmt table (exit 22).
     #[error("{0}: the ELF has no defmt data (was it linked with -Tdefmt.x and does it use defmt?)")]
     NoDefmt(PathBuf),
-    /// The ELF has no configuration block symbol (exit 22).
+    /// The ELF has no configuration block symbol (exit 28).
     #[error("{0}: not a Jostle firmware (no JOSTLE_CONFIG symbol; is the board's memory.x linked?)")]
     NoConfigSymbol(PathBuf),
     /// The event stream stopped in the middle (exit 23).
@@ -49,12 +49,13 @@ pub enum JostleError {
 }
 
 impl JostleError {
-    /// The process exit code for this error (verdicts use 0 and 10–16).
+    /// The process exit code for this error (verdicts use 0 and 11–17).
     pub fn exit_code(&self) -> u8 {
         match self {
             JostleError::QemuMissing(_) => 20,
             JostleError::NotElf { .. } => 21,
-            JostleError::NoDefmt(_) | JostleError::NoConfigSymbol(_) => 22,
+            JostleError::NoDefmt(_) => 22,
+            JostleError::NoConfigSymbol(_) => 28,
             JostleError::StreamTruncated(_) => 23,
             JostleError::StreamCorrupt(_) => 24,
             JostleError::BuildFailed(_) => 25,

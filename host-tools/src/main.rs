@@ -206,7 +206,68 @@ fn bench(args: BenchArgs) -> anyhow::Result<u8> {
             frames as f64 / secs
         );
     }
+    kernel_costs(&args)?;
     Ok(0)
+}
+
+/// Instructions per scheduling point and per switch, from the `sched_cost` test firmware:
+/// SysTick under `-icount` counts instructions; a known two-instruction loop calibrates it.
+fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
+    let path = cargo_build(
+        "jostle-test-firmware",
+        "sched_cost",
+        Some(QEMU_TARGET),
+        args.firmware.target_dir.as_deref(),
+    )
+    .context("the kernel-cost benchmark needs the Jostle workspace (jostle-test-firmware)")?;
+    let fw = Firmware::load(&path)?;
+    let config = Config {
+        trace: TraceLevel::Results,
+        ..Config::default()
+    };
+    let raw = Qemu::default().run(&fw, &config)?;
+    let outcome = RunOutcome::from_qemu(&fw, config, raw);
+    if let Some(e) = outcome.error {
+        return Err(e.into());
+    }
+    let field = |line: &str, name: &str| -> Option<f64> {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))?
+            .parse()
+            .ok()
+    };
+    let find = |prefix: &str| {
+        outcome
+            .logs
+            .iter()
+            .find(|l| l.starts_with(prefix))
+            .cloned()
+            .with_context(|| format!("sched_cost printed no `{prefix}` line"))
+    };
+    let cal = find("cost calibration")?;
+    let per_tick = field(&cal, "instructions").unwrap_or(0.0) / field(&cal, "ticks").unwrap_or(1.0);
+    let point = find("cost point")?;
+    let point_cost = field(&point, "ticks").unwrap_or(0.0) * per_tick
+        / field(&point, "points").unwrap_or(1.0);
+    let ping = find("cost pingpong")?;
+    let (points, switches) = (
+        field(&ping, "points").unwrap_or(1.0),
+        field(&ping, "switches").unwrap_or(1.0),
+    );
+    let total = field(&ping, "ticks").unwrap_or(0.0) * per_tick;
+    // Points that did not switch cost what a lone task's point costs (measured above,
+    // with two tasks the strategy has two candidates, which is charged to the switch).
+    let switch_cost = (total - (points - switches) * point_cost) / switches.max(1.0);
+    println!(
+        "kernel cost  instructions per tick {per_tick:.1} (calibrated, -icount shift=0)"
+    );
+    println!(
+        "kernel cost  scheduling point, no switch (1 task, Random, trace=results): {point_cost:.1} instructions"
+    );
+    println!(
+        "kernel cost  scheduling point with switch (2 tasks, Random, trace=results): {switch_cost:.1} instructions ({switches} switches in {points} points)"
+    );
+    Ok(())
 }
 
 fn main() -> ExitCode {

@@ -29,11 +29,11 @@ impl Outcome {
         }
     }
 
-    /// Exit code of `jostle run`: the verdict's, and 16 for a timeout.
+    /// Exit code of `jostle run`: the verdict's, and 17 for a timeout.
     pub fn exit_code(self) -> u8 {
         match self {
             Outcome::Verdict(v) => v.exit_code(),
-            Outcome::Timeout => 16,
+            Outcome::Timeout => 17,
         }
     }
 }

@@ -118,13 +118,25 @@ pub trait Sink {
 
 /// A task-table slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Slot {
+pub enum Slot {
+    /// Unused.
     Free,
     /// Allocated by a spawn that has not executed yet.
     Reserved,
     /// Alive; `None` while it runs, `Some(op)` while stopped before `op`.
     Alive(Option<Op>),
+    /// Ended.
     Done,
+}
+
+impl Slot {
+    /// The pending operation of a stopped task.
+    pub fn pending(&self) -> Option<&Op> {
+        match self {
+            Slot::Alive(Some(op)) => Some(op),
+            _ => None,
+        }
+    }
 }
 
 /// What the port must do next.
@@ -249,20 +261,23 @@ impl<K: Sink> Core<K> {
     /// Algorithm 1, lines 4–5 and 24, with the strategy choosing).
     pub fn decide(&mut self) -> Next {
         let mut enabled = heapless::Vec::<TaskId, MAX_TASKS>::new();
-        let mut pending = [None; MAX_TASKS];
         let mut alive = false;
         for (i, slot) in self.slots.iter().enumerate() {
             if let Slot::Alive(Some(op)) = slot {
                 alive = true;
-                pending[i] = Some(*op);
                 if self.enabled(i as TaskId, op) {
                     let _ = enabled.push(i as TaskId);
                 }
             }
         }
+        // A critical section masks interrupts on a single core: nothing else runs until the
+        // holder leaves it (if the holder blocks inside, that is a deadlock).
+        if let Some(h) = self.cs_holder {
+            enabled.retain(|t| *t == h);
+        }
         if enabled.is_empty() {
             let verdict = if alive {
-                self.report_blocked(&pending);
+                self.report_blocked();
                 Verdict::Deadlock
             } else {
                 Verdict::Pass
@@ -276,11 +291,11 @@ impl<K: Sink> Core<K> {
         }
         let choice = Choice {
             enabled: &enabled,
-            pending: &pending,
+            slots: &self.slots,
             step: self.steps,
         };
         let t = self.strategy.pick(&choice, &mut self.rng);
-        let Some(op) = pending[t as usize] else {
+        let Some(&op) = self.slots[t as usize].pending() else {
             // A strategy returned a task that is not stopped: a kernel bug, not a user error.
             panic!("strategy picked a task with no pending operation");
         };
@@ -324,11 +339,13 @@ impl<K: Sink> Core<K> {
     }
 
     /// The deadlock report: every stopped task, what it waits for, and who holds that.
-    fn report_blocked(&mut self, pending: &[Option<Op>; MAX_TASKS]) {
-        for (i, op) in pending.iter().enumerate() {
-            let Some(op) = op else { continue };
+    fn report_blocked(&mut self) {
+        for i in 0..MAX_TASKS {
+            let Some(op) = self.slots[i].pending().copied() else {
+                continue;
+            };
             let t = i as TaskId;
-            let (kind, on, holder) = match *op {
+            let (kind, on, holder) = match op {
                 Op::Acquire { l, .. } => (
                     WaitKind::Lock,
                     l,

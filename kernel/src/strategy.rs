@@ -3,16 +3,23 @@
 
 use crate::config::{Config, StrategyId};
 use crate::rng::SchedRng;
-use crate::sched::{MAX_TASKS, Op, TaskId};
+use crate::sched::{MAX_TASKS, Op, Slot, TaskId};
 
 /// What a strategy sees at one decision.
 pub struct Choice<'a> {
     /// Enabled tasks, in task-id order (never empty).
     pub enabled: &'a [TaskId],
-    /// Each task's pending operation (`None`: not stopped at a scheduling point).
-    pub pending: &'a [Option<Op>; MAX_TASKS],
+    /// The task table.
+    pub slots: &'a [Slot; MAX_TASKS],
     /// Scheduling steps executed so far.
     pub step: u32,
+}
+
+impl Choice<'_> {
+    /// The pending operation of task `t` (`None`: not stopped at a scheduling point).
+    pub fn pending(&self, t: TaskId) -> Option<&Op> {
+        self.slots.get(t as usize)?.pending()
+    }
 }
 
 /// A scheduling strategy.

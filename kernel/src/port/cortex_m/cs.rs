@@ -1,9 +1,9 @@
 //! The kernel's `critical-section` implementation.
 //!
-//! From a task, a critical section is a global lock: entering is a scheduling point
-//! (`CsEnter`, blocked while another task holds it) and leaving is one too (`CsExit`), so
-//! crates built on `critical-section` are serialised with the tasks and their sections show
-//! in the trace. Nested sections of the same task are no scheduling points. Outside tasks
+//! From a task, entering a critical section is a scheduling point (`CsEnter`) and so is
+//! leaving it (`CsExit`); in between, as with interrupts masked on one core, no other task
+//! runs. So crates built on `critical-section` are serialised with the tasks, and their
+//! sections show in the trace (the checker treats the section as a global lock). Nested sections of the same task are no scheduling points. Outside tasks
 //! (before the kernel starts, in fault handlers) it masks interrupts, as the usual
 //! single-core implementation does.
 

@@ -208,6 +208,8 @@ unsafe fn go(save: *mut u32, next: Next) {
         match next {
             Next::Run(t) if t == (*k).current => {}
             Next::Run(t) => {
+                // The canary is checked whenever a task is switched out (and at its end).
+                check_canary((*k).current);
                 (*k).current = t;
                 let next_sp = (*k).sp[t as usize];
                 arch::switch(save, next_sp);
@@ -252,7 +254,6 @@ pub fn point(op: Op) {
     unsafe {
         let k = kernel();
         let me = (*k).current;
-        check_canary(me);
         let next = (*k).core.point(me, op);
         let save = &raw mut (*k).sp[me as usize];
         go(save, next);

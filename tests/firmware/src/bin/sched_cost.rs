@@ -23,9 +23,9 @@ mod clock {
         syst.enable_counter();
     }
 
-    /// Ticks elapsed since `start` (the counter counts down).
-    pub fn ticks() -> u32 {
-        0x00FF_FFFF - SYST::get_current()
+    /// The 24-bit down-counter.
+    pub fn now() -> u32 {
+        SYST::get_current()
     }
 
     /// Runs `n` iterations of a two-instruction loop.
@@ -40,9 +40,10 @@ mod clock {
 #[cfg(target_os = "none")]
 fn measure(f: impl FnOnce()) -> u32 {
     clock::start();
-    let t0 = clock::ticks();
+    let t0 = clock::now();
     f();
-    clock::ticks() - t0
+    // Down-counter, modulo 2^24 (the first reload happens on the first tick).
+    t0.wrapping_sub(clock::now()) & 0x00FF_FFFF
 }
 
 static SWITCHES: Shared<u32> = Shared::new(0);

@@ -1,0 +1,121 @@
+//! Shared by the end-to-end tests: builds the firmware (QEMU and host port) and the `jostle`
+//! binary once, into a target directory of their own so that the nested cargo never waits
+//! on the outer one's build lock.
+#![allow(dead_code)]
+
+use jostle_host_tools::elf::Firmware;
+use jostle_host_tools::qemu::Qemu;
+use jostle_host_tools::{RunOutcome, hostport};
+use jostle_kernel::Config;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+pub fn target_dir() -> PathBuf {
+    workspace().join("target").join("jostle-e2e")
+}
+
+fn cargo(args: &[&str]) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(workspace())
+        .args(args)
+        .arg("--target-dir")
+        .arg(target_dir())
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo {args:?} failed");
+}
+
+/// Builds everything the tests run, once per test process.
+pub fn built() {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        cargo(&[
+            "build",
+            "--release",
+            "--target",
+            "thumbv7m-none-eabi",
+            "-p",
+            "jostle-examples",
+            "-p",
+            "jostle-test-firmware",
+        ]);
+        cargo(&["build", "-p", "jostle-examples", "-p", "jostle-host-tools"]);
+    });
+}
+
+/// The QEMU ELF of a binary.
+pub fn elf(bin: &str) -> PathBuf {
+    built();
+    target_dir()
+        .join("thumbv7m-none-eabi")
+        .join("release")
+        .join(bin)
+}
+
+/// The host-port executable of an example.
+pub fn host_exe(bin: &str) -> PathBuf {
+    built();
+    target_dir().join("debug").join(bin)
+}
+
+/// The `jostle` binary.
+pub fn jostle() -> PathBuf {
+    built();
+    target_dir().join("debug").join("jostle")
+}
+
+pub fn firmware(bin: &str) -> Firmware {
+    Firmware::load(&elf(bin)).expect("firmware loads")
+}
+
+pub fn config(seed: u64, args: &[u32]) -> Config {
+    let mut c = Config {
+        seed,
+        ..Config::default()
+    };
+    c.args.extend_from_slice(args).unwrap();
+    c
+}
+
+pub fn qemu() -> Qemu {
+    Qemu {
+        timeout: Duration::from_secs(20),
+        ..Qemu::default()
+    }
+}
+
+/// One QEMU run, decoded; fails the test on a stream error.
+pub fn run_qemu(fw: &Firmware, config: Config) -> RunOutcome {
+    let raw = qemu().run(fw, &config).expect("qemu runs");
+    let out = RunOutcome::from_qemu(fw, config, raw);
+    if let Some(e) = &out.error {
+        panic!("stream error: {e}");
+    }
+    out
+}
+
+/// One host-port run, parsed.
+pub fn run_host(bin: &str, config: Config) -> RunOutcome {
+    let raw = hostport::run(&host_exe(bin), &config, Duration::from_secs(20)).expect("host runs");
+    let out = RunOutcome::from_host(config, raw);
+    if let Some(e) = &out.error {
+        panic!("host stream error: {e}");
+    }
+    out
+}
+
+/// The 1-based line of `needle` in a source file of the workspace.
+pub fn line_of(file: &str, needle: &str) -> u32 {
+    let text = std::fs::read_to_string(workspace().join(file)).unwrap();
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle} not in {file}")) as u32
+        + 1
+}
