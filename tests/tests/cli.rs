@@ -1,0 +1,157 @@
+//! The `jostle` command line: verdict exit codes, JSON output, and a clear one-line error
+//! with its own exit code for each kind of bad input.
+
+mod common;
+
+use common::*;
+use jostle_host_tools::decode::FrameDecoder;
+use jostle_host_tools::error::JostleError;
+use std::process::{Command, Output};
+
+fn jostle_run(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(jostle());
+    cmd.arg("run").args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("jostle runs")
+}
+
+fn stderr_line(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+    assert_eq!(text.lines().count(), 1, "one-line error expected: {text}");
+    text
+}
+
+#[test]
+fn verdicts_are_exit_codes_and_json_ends_with_a_summary() {
+    let fig1 = elf("rf_fig1");
+    let fig1 = fig1.to_str().unwrap();
+    let out = jostle_run(&[fig1, "--seed", "3", "--json"], &[]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["summary"], true);
+    assert_eq!(summary["seed"], 3);
+    let verdict = summary["verdict"].as_str().unwrap();
+    let expected = match verdict {
+        "pass" => 0,
+        "panic" => 11,
+        other => panic!("rf_fig1 gave {other}"),
+    };
+    assert_eq!(out.status.code(), Some(expected));
+    // At full trace every executed step is one event line (exits and results are not steps).
+    let step_events = lines[..lines.len() - 1]
+        .iter()
+        .filter(|l| {
+            !matches!(
+                l["event"].as_str().unwrap(),
+                "run_start" | "run_end" | "task_exit" | "task_panic" | "blocked"
+            )
+        })
+        .count();
+    assert_eq!(summary["steps"].as_u64().unwrap() as usize, step_events);
+    assert!(lines[..lines.len() - 1].iter().all(|l| l["event"].is_string()));
+    assert!(lines.iter().any(|l| l["event"] == "write"
+        && l["site"].as_str().unwrap().starts_with("examples/src/bin/rf_fig1.rs:")));
+
+    // Same seed, same output: replay.
+    let again = jostle_run(&[fig1, "--seed", "3", "--json"], &[]);
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), stdout);
+
+    let dead = jostle_run(&[elf("abba_deadlock").to_str().unwrap(), "--seed", "0", "--step-limit", "3"], &[]);
+    assert_eq!(dead.status.code(), Some(13), "step limit");
+}
+
+#[test]
+fn missing_qemu_is_a_clear_error() {
+    let out = jostle_run(
+        &[elf("rf_fig1").to_str().unwrap()],
+        &[("JOSTLE_QEMU", "/nonexistent/qemu-system-arm")],
+    );
+    assert_eq!(out.status.code(), Some(20));
+    assert!(stderr_line(&out).contains("not found"));
+}
+
+#[test]
+fn a_file_that_is_not_an_elf_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("firmware.elf");
+    std::fs::write(&path, b"this is not an ELF").unwrap();
+    let out = jostle_run(&[path.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(21));
+    assert!(stderr_line(&out).contains("not an ELF"));
+}
+
+#[test]
+fn an_elf_without_defmt_data_is_refused() {
+    // The host-port build of an example is an ELF, but carries no defmt table.
+    let out = jostle_run(&[host_exe("rf_fig1").to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(22));
+    assert!(stderr_line(&out).contains("no defmt data"));
+}
+
+#[test]
+fn a_firmware_that_never_ends_times_out_with_its_partial_trace() {
+    let out = jostle_run(
+        &[elf("never_ends").to_str().unwrap(), "--timeout", "0.5"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(17));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("never_ends.rs"), "partial trace: {stdout}");
+    assert!(stdout.contains("verdict: timeout"));
+}
+
+#[test]
+fn truncated_and_corrupt_streams_are_detected() {
+    let fw = firmware("rf_fig2");
+    let raw = qemu().run(&fw, &config(1, &[])).unwrap();
+    let good = raw.stdout.clone();
+    assert!(FrameDecoder::new(&fw.table).decode_all(&good).error.is_none());
+
+    // Cut inside the last frame.
+    let cut = &good[..good.len() - 3];
+    let decoded = FrameDecoder::new(&fw.table).decode_all(cut);
+    assert!(matches!(decoded.error, Some(JostleError::StreamTruncated(_))));
+    assert!(decoded.frames > 0, "frames before the cut are kept");
+
+    // A frame whose index is in no table.
+    let mut bad = good[..good.len() / 2].to_vec();
+    let boundary = bad.iter().rposition(|b| *b == 0).unwrap() + 1;
+    bad.truncate(boundary);
+    bad.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 0x00]);
+    bad.extend_from_slice(&good[boundary..]);
+    let decoded = FrameDecoder::new(&fw.table).decode_all(&bad);
+    assert!(
+        matches!(decoded.error, Some(JostleError::StreamCorrupt(_))),
+        "{:?}",
+        decoded.error
+    );
+
+    // A stream that ends cleanly between frames but before the verdict.
+    let early = &good[..boundary];
+    let run = jostle_host_tools::RunOutcome::from_qemu(
+        &fw,
+        config(1, &[]),
+        jostle_host_tools::qemu::RawRun {
+            stdout: early.to_vec(),
+            exit_code: Some(0),
+            timed_out: false,
+            stderr: String::new(),
+            wall: std::time::Duration::ZERO,
+        },
+    );
+    assert!(matches!(run.error, Some(JostleError::StreamTruncated(_))));
+    assert!(JostleError::StreamTruncated(String::new()).exit_code() == 23);
+    assert!(JostleError::StreamCorrupt(String::new()).exit_code() == 24);
+}
+
+#[test]
+fn a_bad_command_line_is_a_usage_error() {
+    let out = jostle_run(&[], &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
