@@ -17,8 +17,12 @@ pub fn cargo_build(
 ) -> Result<PathBuf, JostleError> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--quiet", "--message-format=json-render-diagnostics"])
-        .args(["-p", package, "--bin", bin]);
+    cmd.args([
+        "build",
+        "--quiet",
+        "--message-format=json-render-diagnostics",
+    ])
+    .args(["-p", package, "--bin", bin]);
     if let Some(target) = target {
         cmd.args(["--release", "--target", target]);
     }
@@ -40,10 +44,11 @@ pub fn cargo_build(
         let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
-        if msg["reason"] == "compiler-artifact" && msg["target"]["name"] == bin {
-            if let Some(exe) = msg["executable"].as_str() {
-                return Ok(PathBuf::from(exe));
-            }
+        if msg["reason"] == "compiler-artifact"
+            && msg["target"]["name"] == bin
+            && let Some(exe) = msg["executable"].as_str()
+        {
+            return Ok(PathBuf::from(exe));
         }
     }
     Err(JostleError::BuildFailed(format!(

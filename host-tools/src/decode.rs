@@ -9,8 +9,8 @@ use crate::elf::SiteLoc;
 use crate::error::JostleError;
 use defmt_decoder::{DecodeError, Table};
 use defmt_parser::Fragment;
-use jostle_kernel::event::{EventKind, side};
 use jostle_kernel::Event;
+use jostle_kernel::event::{EventKind, side};
 use std::collections::HashMap;
 
 /// One decoded item of a run's stream.
@@ -70,7 +70,10 @@ fn known_signatures() -> HashMap<String, Known> {
         .map(|k| (signature_of_format(k.format()), Known::Event(k.format())))
         .collect();
     map.insert(signature_of_format(side::SITE), Known::Site);
-    map.insert(signature_of_format(side::PANIC_MESSAGE), Known::PanicMessage);
+    map.insert(
+        signature_of_format(side::PANIC_MESSAGE),
+        Known::PanicMessage,
+    );
     map
 }
 
@@ -89,10 +92,10 @@ pub fn parse_site(text: &str) -> Option<(u32, SiteLoc)> {
 
 /// Maps one rendered line of the host port (or a frame's text) to an item.
 pub fn parse_line(line: &str) -> Item {
-    if line.starts_with("J site ") {
-        if let Some((id, loc)) = parse_site(line) {
-            return Item::Site(id, loc);
-        }
+    if line.starts_with("J site ")
+        && let Some((id, loc)) = parse_site(line)
+    {
+        return Item::Site(id, loc);
     }
     if let Some(msg) = line.strip_prefix("J panic-msg ") {
         return Item::PanicMessage(msg.to_owned());
@@ -143,15 +146,12 @@ impl<'t> FrameDecoder<'t> {
             match stream.decode() {
                 Ok(frame) => {
                     frames += 1;
-                    let known = *self
-                        .by_index
-                        .entry(frame.index())
-                        .or_insert_with(|| {
-                            self.known
-                                .get(&signature_of_fragments(&frame.fragments()))
-                                .copied()
-                                .unwrap_or(Known::Other)
-                        });
+                    let known = *self.by_index.entry(frame.index()).or_insert_with(|| {
+                        self.known
+                            .get(&signature_of_fragments(&frame.fragments()))
+                            .copied()
+                            .unwrap_or(Known::Other)
+                    });
                     let text = frame.display_message().to_string();
                     let item = match known {
                         Known::Event(format) => match Event::parse(format, &text) {
@@ -171,7 +171,9 @@ impl<'t> FrameDecoder<'t> {
                             }
                         },
                         Known::PanicMessage => Item::PanicMessage(
-                            text.strip_prefix("J panic-msg ").unwrap_or(&text).to_owned(),
+                            text.strip_prefix("J panic-msg ")
+                                .unwrap_or(&text)
+                                .to_owned(),
                         ),
                         Known::Other => Item::Log(text),
                     };

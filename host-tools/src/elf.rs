@@ -98,7 +98,9 @@ impl Firmware {
     /// looks for the (pointer, length) pair that names a source path in the image and takes
     /// the two remaining words as line and column, in their order in the struct.
     pub fn resolve_site(&self, site: u32) -> Option<SiteLoc> {
-        let w: Vec<u32> = (0..4).map(|i| self.word(site + 4 * i)).collect::<Option<_>>()?;
+        let w: Vec<u32> = (0..4)
+            .map(|i| self.word(site + 4 * i))
+            .collect::<Option<_>>()?;
         for p in 0..4 {
             for l in 0..4 {
                 if p == l {
@@ -118,7 +120,10 @@ impl Firmware {
                 if !file.ends_with(".rs") || file.contains('\0') {
                     continue;
                 }
-                let rest: Vec<u32> = (0..4).filter(|i| *i != p && *i != l).map(|i| w[i]).collect();
+                let rest: Vec<u32> = (0..4)
+                    .filter(|i| *i != p && *i != l)
+                    .map(|i| w[i])
+                    .collect();
                 if rest[0] == 0 || rest[1] == 0 {
                     continue;
                 }
@@ -147,11 +152,10 @@ impl Sites {
 
     /// The location of `id`, resolving it from `elf` the first time.
     pub fn get(&mut self, id: u32, elf: Option<&Firmware>) -> Option<&SiteLoc> {
-        if !self.map.contains_key(&id) {
-            let loc = elf?.resolve_site(id)?;
-            self.map.insert(id, loc);
+        match self.map.entry(id) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(e.into_mut()),
+            std::collections::hash_map::Entry::Vacant(e) => Some(e.insert(elf?.resolve_site(id)?)),
         }
-        self.map.get(&id)
     }
 
     /// The location of `id` if already known.

@@ -21,7 +21,9 @@ pub enum JostleError {
     #[error("{0}: the ELF has no defmt data (was it linked with -Tdefmt.x and does it use defmt?)")]
     NoDefmt(PathBuf),
     /// The ELF has no configuration block symbol (exit 28).
-    #[error("{0}: not a Jostle firmware (no JOSTLE_CONFIG symbol; is the board's memory.x linked?)")]
+    #[error(
+        "{0}: not a Jostle firmware (no JOSTLE_CONFIG symbol; is the board's memory.x linked?)"
+    )]
     NoConfigSymbol(PathBuf),
     /// The event stream stopped in the middle (exit 23).
     #[error("truncated defmt stream: {0}")]

@@ -247,8 +247,8 @@ fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
     let cal = find("cost calibration")?;
     let per_tick = field(&cal, "instructions").unwrap_or(0.0) / field(&cal, "ticks").unwrap_or(1.0);
     let point = find("cost point")?;
-    let point_cost = field(&point, "ticks").unwrap_or(0.0) * per_tick
-        / field(&point, "points").unwrap_or(1.0);
+    let point_cost =
+        field(&point, "ticks").unwrap_or(0.0) * per_tick / field(&point, "points").unwrap_or(1.0);
     let ping = find("cost pingpong")?;
     let (points, switches) = (
         field(&ping, "points").unwrap_or(1.0),
@@ -258,9 +258,7 @@ fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
     // Points that did not switch cost what a lone task's point costs (measured above,
     // with two tasks the strategy has two candidates, which is charged to the switch).
     let switch_cost = (total - (points - switches) * point_cost) / switches.max(1.0);
-    println!(
-        "kernel cost  instructions per tick {per_tick:.1} (calibrated, -icount shift=0)"
-    );
+    println!("kernel cost  instructions per tick {per_tick:.1} (calibrated, -icount shift=0)");
     println!(
         "kernel cost  scheduling point, no switch (1 task, Random, trace=results): {point_cost:.1} instructions"
     );

@@ -92,11 +92,14 @@ impl RunOutcome {
         config: Config,
         items: Vec<Item>,
         elf: Option<&Firmware>,
-        exit_code: Option<i32>,
-        timed_out: bool,
-        mut error: Option<JostleError>,
-        frames: usize,
+        ending: Ending,
     ) -> RunOutcome {
+        let Ending {
+            exit_code,
+            timed_out,
+            mut error,
+            frames,
+        } = ending;
         let mut sites = Sites::default();
         let mut events = Vec::new();
         let mut logs = Vec::new();
@@ -186,10 +189,12 @@ impl RunOutcome {
             config,
             decoded.items,
             Some(fw),
-            raw.exit_code,
-            raw.timed_out,
-            error,
-            decoded.frames,
+            Ending {
+                exit_code: raw.exit_code,
+                timed_out: raw.timed_out,
+                error,
+                frames: decoded.frames,
+            },
         )
     }
 
@@ -202,10 +207,12 @@ impl RunOutcome {
             config,
             items,
             None,
-            raw.exit_code,
-            raw.timed_out,
-            None,
-            frames,
+            Ending {
+                exit_code: raw.exit_code,
+                timed_out: raw.timed_out,
+                error: None,
+                frames,
+            },
         )
     }
 
@@ -337,6 +344,14 @@ impl RunOutcome {
             "error": self.error.as_ref().map(|e| e.to_string()),
         })
     }
+}
+
+/// How the process behind a run ended.
+struct Ending {
+    exit_code: Option<i32>,
+    timed_out: bool,
+    error: Option<JostleError>,
+    frames: usize,
 }
 
 #[derive(Serialize)]

@@ -135,9 +135,11 @@ impl Rejection {
     /// Decodes the event's `reason` byte.
     pub fn from_u8(v: u8) -> Option<Self> {
         use Rejection::*;
-        [Version, Length, Checksum, Strategy, TraceLevel, Count, StepLimit]
-            .into_iter()
-            .find(|r| *r as u8 == v)
+        [
+            Version, Length, Checksum, Strategy, TraceLevel, Count, StepLimit,
+        ]
+        .into_iter()
+        .find(|r| *r as u8 == v)
     }
 
     /// One-line explanation.

@@ -68,7 +68,12 @@ impl SeedableRng for SchedRng {
     fn from_seed(seed: [u8; 16]) -> Self {
         let mut s = [0u32; 4];
         for (i, w) in s.iter_mut().enumerate() {
-            *w = u32::from_le_bytes([seed[4 * i], seed[4 * i + 1], seed[4 * i + 2], seed[4 * i + 3]]);
+            *w = u32::from_le_bytes([
+                seed[4 * i],
+                seed[4 * i + 1],
+                seed[4 * i + 2],
+                seed[4 * i + 3],
+            ]);
         }
         if s == [0; 4] {
             // The all-zero state is a fixed point of xoshiro.

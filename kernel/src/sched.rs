@@ -307,10 +307,8 @@ impl<K: Sink> Core<K> {
     fn execute(&mut self, t: TaskId, op: Op) {
         match op {
             Op::Spawn { child, .. } => self.slots[child as usize] = Slot::Alive(Some(Op::Start)),
-            Op::Acquire { l, .. } => {
-                if self.locks.insert(l, t).is_err() {
-                    panic!("more than {} locks held at once", MAX_LOCKS);
-                }
+            Op::Acquire { l, .. } if self.locks.insert(l, t).is_err() => {
+                panic!("more than {} locks held at once", MAX_LOCKS);
             }
             Op::Release { l, .. } => {
                 self.locks.remove(&l);
@@ -457,7 +455,10 @@ mod tests {
         for _ in 0..2 {
             assert_eq!(c.point(a, Op::Yield { s: 3 }), Next::Run(a));
         }
-        assert_eq!(c.point(a, Op::Yield { s: 3 }), Next::End(Verdict::StepLimit));
+        assert_eq!(
+            c.point(a, Op::Yield { s: 3 }),
+            Next::End(Verdict::StepLimit)
+        );
         assert_eq!(c.steps(), 5);
     }
 

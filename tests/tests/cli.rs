@@ -54,15 +54,33 @@ fn verdicts_are_exit_codes_and_json_ends_with_a_summary() {
         })
         .count();
     assert_eq!(summary["steps"].as_u64().unwrap() as usize, step_events);
-    assert!(lines[..lines.len() - 1].iter().all(|l| l["event"].is_string()));
-    assert!(lines.iter().any(|l| l["event"] == "write"
-        && l["site"].as_str().unwrap().starts_with("examples/src/bin/rf_fig1.rs:")));
+    assert!(
+        lines[..lines.len() - 1]
+            .iter()
+            .all(|l| l["event"].is_string())
+    );
+    assert!(lines.iter().any(|l| {
+        l["event"] == "write"
+            && l["site"]
+                .as_str()
+                .unwrap()
+                .starts_with("examples/src/bin/rf_fig1.rs:")
+    }));
 
     // Same seed, same output: replay.
     let again = jostle_run(&[fig1, "--seed", "3", "--json"], &[]);
     assert_eq!(String::from_utf8(again.stdout).unwrap(), stdout);
 
-    let dead = jostle_run(&[elf("abba_deadlock").to_str().unwrap(), "--seed", "0", "--step-limit", "3"], &[]);
+    let dead = jostle_run(
+        &[
+            elf("abba_deadlock").to_str().unwrap(),
+            "--seed",
+            "0",
+            "--step-limit",
+            "3",
+        ],
+        &[],
+    );
     assert_eq!(dead.status.code(), Some(13), "step limit");
 }
 
@@ -111,12 +129,20 @@ fn truncated_and_corrupt_streams_are_detected() {
     let fw = firmware("rf_fig2");
     let raw = qemu().run(&fw, &config(1, &[])).unwrap();
     let good = raw.stdout.clone();
-    assert!(FrameDecoder::new(&fw.table).decode_all(&good).error.is_none());
+    assert!(
+        FrameDecoder::new(&fw.table)
+            .decode_all(&good)
+            .error
+            .is_none()
+    );
 
     // Cut inside the last frame.
     let cut = &good[..good.len() - 3];
     let decoded = FrameDecoder::new(&fw.table).decode_all(cut);
-    assert!(matches!(decoded.error, Some(JostleError::StreamTruncated(_))));
+    assert!(matches!(
+        decoded.error,
+        Some(JostleError::StreamTruncated(_))
+    ));
     assert!(decoded.frames > 0, "frames before the cut are kept");
 
     // A frame whose index is in no table.

@@ -120,9 +120,12 @@ fn every_event_kind_round_trips_through_defmt() {
         i,
         Item::Site(0x1234_5678, loc) if loc.file == "src/sample.rs" && loc.line == 12 && loc.col == 34
     )));
-    assert!(decoded.items.iter().any(
-        |i| matches!(i, Item::PanicMessage(m) if m == "sample message: 1 + 1 != 3")
-    ));
+    assert!(
+        decoded
+            .items
+            .iter()
+            .any(|i| matches!(i, Item::PanicMessage(m) if m == "sample message: 1 + 1 != 3"))
+    );
 }
 
 #[test]
@@ -136,15 +139,16 @@ fn a_corrupt_configuration_block_is_rejected_before_any_task_runs() {
     let raw = qemu().run_with_block(&fw, Some(&path)).unwrap();
     let run = jostle_host_tools::RunOutcome::from_qemu(&fw, config(3, &[]), raw);
     assert!(run.error.is_none(), "{:?}", run.error);
-    assert_eq!(
-        run.outcome,
-        Some(Outcome::Verdict(Verdict::ConfigRejected))
-    );
+    assert_eq!(run.outcome, Some(Outcome::Verdict(Verdict::ConfigRejected)));
     assert_eq!(run.exit_code, Some(15));
     assert!(run.events.contains(&Event::ConfigRejected {
         reason: Rejection::Checksum as u8
     }));
-    assert!(!run.events.iter().any(|e| matches!(e, Event::TaskStart { .. })));
+    assert!(
+        !run.events
+            .iter()
+            .any(|e| matches!(e, Event::TaskStart { .. }))
+    );
 }
 
 #[test]
@@ -202,7 +206,11 @@ fn stack_overflow_step_limit_and_timeout_verdicts() {
     assert_eq!(run.exit_code, Some(14));
     assert!(run.events.iter().any(|e| matches!(
         e,
-        Event::StackOverflow { t: 1, size: 1024, .. }
+        Event::StackOverflow {
+            t: 1,
+            size: 1024,
+            ..
+        }
     )));
 
     let mut c = config(0, &[]);
@@ -229,7 +237,11 @@ fn critical_sections_are_serialised_with_the_tasks() {
     let fw = firmware("critical_section");
     for seed in 0..10 {
         let run = run_qemu(&fw, config(seed, &[]));
-        assert_eq!(run.outcome, Some(Outcome::Verdict(Verdict::Pass)), "seed {seed}");
+        assert_eq!(
+            run.outcome,
+            Some(Outcome::Verdict(Verdict::Pass)),
+            "seed {seed}"
+        );
         let enters = run
             .events
             .iter()

@@ -44,7 +44,10 @@ impl<T> Mutex<T> {
         let l = self.id();
         let c = if self.class == 0 { l } else { self.class };
         port::point(Op::Acquire { s, l, c });
-        MutexGuard { mutex: self, site: s }
+        MutexGuard {
+            mutex: self,
+            site: s,
+        }
     }
 }
 

@@ -13,7 +13,10 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 pub fn target_dir() -> PathBuf {

@@ -303,7 +303,10 @@ pub fn current() -> TaskId {
 /// Firmware argument `i`.
 pub fn arg(i: usize) -> Option<u32> {
     // SAFETY: read-only access by the running task.
-    unsafe { (&(*kernel()).args).get(i).copied() }
+    unsafe {
+        let k: &Kernel = &*kernel();
+        k.args.get(i).copied()
+    }
 }
 
 /// Reports a panic of the running task (call from the board's `#[panic_handler]`) and

@@ -73,7 +73,11 @@ fn main_task() {
     {
         let spin = 100_000u32;
         let ticks = measure(|| clock::spin(spin));
-        defmt::println!("cost calibration instructions={=u32} ticks={=u32}", 2 * spin, ticks);
+        defmt::println!(
+            "cost calibration instructions={=u32} ticks={=u32}",
+            2 * spin,
+            ticks
+        );
         let ticks = measure(|| {
             for _ in 0..N {
                 yield_now();
