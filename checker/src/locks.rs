@@ -262,6 +262,7 @@ impl LockState {
     }
 
     /// Lock identities of a set, in index order.
+    #[cfg(test)]
     pub fn identities(&self, id: SetId) -> Vec<u32> {
         self.set(id).locks.iter().map(|&i| self.lock(i).0).collect()
     }
@@ -278,7 +279,11 @@ impl LockState {
             + sets
             + self.trans.capacity() * 16
             + self.tasks.capacity() * size_of::<TaskLocks>()
-            + self.tasks.iter().map(|t| t.held.capacity() * 12).sum::<usize>()
+            + self
+                .tasks
+                .iter()
+                .map(|t| t.held.capacity() * 12)
+                .sum::<usize>()
     }
 }
 
@@ -290,17 +295,35 @@ mod tests {
     fn sets_follow_acquire_and_release_and_reentry() {
         let mut s = LockState::new();
         assert_eq!(
-            s.on_event(&Event::Acquire { t: 1, s: 1, l: 10, c: 0 }),
+            s.on_event(&Event::Acquire {
+                t: 1,
+                s: 1,
+                l: 10,
+                c: 0
+            }),
             LockChange::Acquired(0)
         );
-        s.on_event(&Event::Acquire { t: 1, s: 2, l: 20, c: 0 });
+        s.on_event(&Event::Acquire {
+            t: 1,
+            s: 2,
+            l: 20,
+            c: 0,
+        });
         assert_eq!(s.identities(s.task(1).set), vec![10, 20]);
         // Re-entry only counts.
         assert_eq!(
-            s.on_event(&Event::Acquire { t: 1, s: 3, l: 10, c: 0 }),
+            s.on_event(&Event::Acquire {
+                t: 1,
+                s: 3,
+                l: 10,
+                c: 0
+            }),
             LockChange::None
         );
-        assert_eq!(s.on_event(&Event::Release { t: 1, s: 4, l: 10 }), LockChange::None);
+        assert_eq!(
+            s.on_event(&Event::Release { t: 1, s: 4, l: 10 }),
+            LockChange::None
+        );
         assert_eq!(
             s.on_event(&Event::Release { t: 1, s: 5, l: 10 }),
             LockChange::Released(0)

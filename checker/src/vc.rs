@@ -192,11 +192,9 @@ impl Clocks {
             Event::Release { t, l, .. } => self.release(t, l),
             Event::CsEnter { t } => self.acquire(t, CS_LOCK),
             Event::CsExit { t } => self.release(t, CS_LOCK),
-            Event::TaskExit { t } => {
-                if self.edges == Edges::Precise {
-                    while let Some(&l) = self.held[t as usize].last() {
-                        self.release(t, l);
-                    }
+            Event::TaskExit { t } if self.edges == Edges::Precise => {
+                while let Some(&l) = self.held[t as usize].last() {
+                    self.release(t, l);
                 }
             }
             _ => {}
@@ -252,7 +250,11 @@ impl Clocks {
 
     /// Approximate heap bytes of this state.
     pub fn heap_bytes(&self) -> usize {
-        let tasks: usize = self.tasks.iter().map(VectorClock::heap_bytes).sum::<usize>()
+        let tasks: usize = self
+            .tasks
+            .iter()
+            .map(VectorClock::heap_bytes)
+            .sum::<usize>()
             + self.tasks.capacity() * size_of::<VectorClock>();
         let signals: usize = self
             .signals
@@ -263,7 +265,11 @@ impl Clocks {
             })
             .sum::<usize>()
             + self.signals.capacity() * (4 + size_of::<VecDeque<VectorClock>>());
-        let locks: usize = self.locks.values().map(VectorClock::heap_bytes).sum::<usize>()
+        let locks: usize = self
+            .locks
+            .values()
+            .map(VectorClock::heap_bytes)
+            .sum::<usize>()
             + self.locks.capacity() * (4 + size_of::<VectorClock>());
         let held: usize = self.held.iter().map(|h| h.capacity() * 4).sum::<usize>()
             + self.held.capacity() * size_of::<Vec<u32>>();
@@ -291,7 +297,11 @@ mod tests {
     fn spawn_orders_parent_before_child_but_not_after() {
         let mut c = Clocks::new(Edges::Relaxed);
         let before = c.epoch(0);
-        c.on_event(&Event::Spawn { t: 0, child: 1, s: 1 });
+        c.on_event(&Event::Spawn {
+            t: 0,
+            child: 1,
+            s: 1,
+        });
         let after = c.epoch(0);
         assert!(before.happens_before(c.clock(1)));
         assert!(!after.happens_before(c.clock(1)));
@@ -301,10 +311,20 @@ mod tests {
     fn lock_edges_only_when_precise() {
         for (edges, ordered) in [(Edges::Relaxed, false), (Edges::Precise, true)] {
             let mut c = Clocks::new(edges);
-            c.on_event(&Event::Acquire { t: 1, s: 1, l: 9, c: 0 });
+            c.on_event(&Event::Acquire {
+                t: 1,
+                s: 1,
+                l: 9,
+                c: 0,
+            });
             let e = c.epoch(1);
             c.on_event(&Event::Release { t: 1, s: 2, l: 9 });
-            c.on_event(&Event::Acquire { t: 2, s: 3, l: 9, c: 0 });
+            c.on_event(&Event::Acquire {
+                t: 2,
+                s: 3,
+                l: 9,
+                c: 0,
+            });
             assert_eq!(e.happens_before(c.clock(2)), ordered, "{edges:?}");
         }
     }
@@ -328,7 +348,11 @@ mod tests {
         let mut c = Clocks::new(Edges::Relaxed);
         let e = c.epoch(200);
         assert!(!e.happens_before(c.clock(3)));
-        c.on_event(&Event::Join { t: 3, child: 200, s: 0 });
+        c.on_event(&Event::Join {
+            t: 3,
+            child: 200,
+            s: 0,
+        });
         assert!(e.happens_before(c.clock(3)));
     }
 }

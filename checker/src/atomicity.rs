@@ -1,0 +1,137 @@
+//! Atomicity-violation candidates: the AtomFuzzer pattern (atomfuzzer-fse08 §2.2,
+//! Algorithm 2 lines 6–19).
+//!
+//! Inside one atomic block, a task acquires a lock `L`, releases it, and later acquires `L`
+//! again. Another task acquiring and releasing `L` in between would violate the block's
+//! (causal) atomicity; the active phase pauses the task at the re-acquire to try. The
+//! analysis keeps, per open block, the locks acquired in it so far (*alreadyAcquired*);
+//! an acquire of a lock already in that set is a candidate. Re-entrant acquires of a lock
+//! the task still holds are ignored (footnote 2: only 0→1 transitions of the usage count).
+//! Nested blocks are each checked (the enclosing blocks see the inner block's acquires too).
+//!
+//! With the Atomizer heuristic (atomfuzzer-fse08 §1, §5.4) and a trace that has no
+//! `AtomicEnter` at all, every outermost lock critical section (a lock acquired while the
+//! task holds none, up to its release) is treated as an atomic block whose site is that
+//! acquire's site. The heuristic gives false warnings (§5.4); so does the pattern itself
+//! when a gate lock serialises the blocks (Figure 3): both are for the active phase to refute.
+
+use serde::{Deserialize, Serialize};
+
+use jostle_kernel::event::Event;
+
+use crate::hash::FxHashSet;
+use crate::locks::{LockChange, LockState};
+
+/// One atomicity candidate: `task`, inside the block at `block`, re-acquired `lock` at
+/// `reacquire` after acquiring (and releasing) it at `first_acquire` in the same block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct AtomicityCandidate {
+    /// Site of the block (`AtomicEnter`'s site, or the outermost acquire's with the heuristic).
+    pub block: u32,
+    /// The block came from the Atomizer heuristic, not an annotation.
+    pub heuristic: bool,
+    /// The task.
+    pub task: u8,
+    /// Lock identity.
+    pub lock: u32,
+    /// Lock class.
+    pub class: u32,
+    /// Site of the first acquire of `lock` in the block.
+    pub first_acquire: u32,
+    /// Site of the re-acquire (the breakpoint).
+    pub reacquire: u32,
+    /// Event indices: block entry, first acquire, re-acquire.
+    pub events: [u64; 3],
+}
+
+#[derive(Clone, Debug)]
+struct Block {
+    site: u32,
+    event: u64,
+    /// For heuristic blocks: the lock index whose release ends the block.
+    lock: Option<u32>,
+    /// (lock index, site, event) of the first acquire of each lock in the block.
+    acquired: Vec<(u32, u32, u64)>,
+}
+
+/// The atomicity candidates of `trace`, one per distinct (block, lock, first acquire,
+/// re-acquire) (the first occurrence), in trace order.
+pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandidate> {
+    let heuristic =
+        atomizer_heuristic && !trace.iter().any(|e| matches!(e, Event::AtomicEnter { .. }));
+    let mut locks = LockState::new();
+    let mut blocks: Vec<Vec<Block>> = vec![Vec::new(); 256];
+    let mut seen = FxHashSet::default();
+    let mut out = Vec::new();
+
+    for (i, ev) in trace.iter().enumerate() {
+        let idx = i as u64;
+        match *ev {
+            // Algorithm 2 lines 6–8.
+            Event::AtomicEnter { t, s } => blocks[t as usize].push(Block {
+                site: s,
+                event: idx,
+                lock: None,
+                acquired: Vec::new(),
+            }),
+            // Lines 9–12 (the inner block only; enclosing blocks stay open).
+            Event::AtomicExit { t, .. } => {
+                if let Some(p) = blocks[t as usize].iter().rposition(|b| b.lock.is_none()) {
+                    blocks[t as usize].truncate(p);
+                }
+            }
+            Event::TaskExit { t } => {
+                blocks[t as usize].clear();
+                locks.on_event(ev);
+            }
+            Event::Acquire { t, .. } | Event::CsEnter { t } => {
+                let was_free = locks.task(t).held.is_empty();
+                let LockChange::Acquired(li) = locks.on_event(ev) else {
+                    continue; // re-entry
+                };
+                let site = ev.site().unwrap_or(0);
+                let stack = &mut blocks[t as usize];
+                // Lines 13–19.
+                for b in stack.iter_mut() {
+                    match b.acquired.iter().find(|a| a.0 == li) {
+                        Some(&(_, first_site, first_event)) => {
+                            let (lock, class) = locks.lock(li);
+                            let key = (b.site, lock, first_site, site);
+                            if seen.insert(key) {
+                                out.push(AtomicityCandidate {
+                                    block: b.site,
+                                    heuristic: b.lock.is_some(),
+                                    task: t,
+                                    lock,
+                                    class,
+                                    first_acquire: first_site,
+                                    reacquire: site,
+                                    events: [b.event, first_event, idx],
+                                });
+                            }
+                        }
+                        None => b.acquired.push((li, site, idx)),
+                    }
+                }
+                if heuristic && was_free {
+                    stack.push(Block {
+                        site,
+                        event: idx,
+                        lock: Some(li),
+                        acquired: Vec::new(),
+                    });
+                }
+            }
+            Event::Release { t, .. } | Event::CsExit { t } => {
+                if let LockChange::Released(li) = locks.on_event(ev) {
+                    let stack = &mut blocks[t as usize];
+                    if let Some(p) = stack.iter().rposition(|b| b.lock == Some(li)) {
+                        stack.truncate(p);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

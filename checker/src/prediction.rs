@@ -1,0 +1,445 @@
+//! The one output of the checker: candidate bugs with their breakpoint sites, and
+//! may-trigger relations. Its JSON schema is documented in the crate's README.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use jostle_kernel::event::Event;
+
+use crate::atomicity::AtomicityCandidate;
+use crate::drfinder::MayTrigger;
+use crate::hash::fnv1a64;
+use crate::igoodlock::{DeadlockComponent, DeadlockCycle, LockRef};
+use crate::options::Options;
+use crate::race::RacePair;
+
+/// The version of the JSON schema below; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Witnesses and deadlock cycles kept per candidate (the smallest, so merging stays
+/// order-independent).
+pub const MAX_WITNESSES: usize = 8;
+
+/// The kind of a candidate bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CandidateKind {
+    /// A data race between two sites (RaceFuzzer confirms it).
+    Race,
+    /// An atomicity-violation pattern (AtomFuzzer confirms it).
+    Atomicity,
+    /// A lock-order cycle (DeadlockFuzzer confirms it).
+    Deadlock,
+}
+
+impl CandidateKind {
+    /// The name used in JSON and in the id hash.
+    pub fn name(self) -> &'static str {
+        match self {
+            CandidateKind::Race => "race",
+            CandidateKind::Atomicity => "atomicity",
+            CandidateKind::Deadlock => "deadlock",
+        }
+    }
+}
+
+/// The analysis that predicted (or corroborated) a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Analysis {
+    /// Hybrid race detection.
+    Hybrid,
+    /// Precise happens-before race detection (the race happened in the trace).
+    HappensBefore,
+    /// Precise lockset race detection.
+    PreciseLockset,
+    /// Eraser warned about one of the candidate's locations.
+    Eraser,
+    /// AtomFuzzer pattern in an annotated atomic block.
+    AtomicityPattern,
+    /// AtomFuzzer pattern in a block from the Atomizer heuristic.
+    AtomizerHeuristic,
+    /// iGoodlock.
+    Igoodlock,
+}
+
+/// Event indices of one trace that witness a candidate.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Witness {
+    /// [`Options::trace_id`] of the trace.
+    pub trace: u32,
+    /// Event indices in that trace (race: the two accesses; atomicity: block entry, first
+    /// acquire, re-acquire; deadlock: each component's acquire).
+    pub events: Vec<u64>,
+}
+
+/// The roles of an atomicity candidate's sites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct AtomicityPattern {
+    /// Site of the atomic block.
+    pub block: u32,
+    /// The lock re-acquired.
+    pub lock: LockRef,
+    /// Site of the first acquire in the block.
+    pub first_acquire: u32,
+    /// Site of the re-acquire.
+    pub reacquire: u32,
+}
+
+/// One deadlock cycle as seen in one trace.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct CycleEvidence {
+    /// [`Options::trace_id`] of the trace.
+    pub trace: u32,
+    /// The components, in cycle order (what DeadlockFuzzer needs to target it).
+    pub components: Vec<DeadlockComponent>,
+}
+
+/// Why a candidate is believed: sets that merging unions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Analyses that reported it.
+    pub analyses: BTreeSet<Analysis>,
+    /// Tasks involved.
+    pub tasks: BTreeSet<u8>,
+    /// Memory locations (races).
+    pub locations: BTreeSet<u32>,
+    /// Locks involved (atomicity: the re-acquired lock; deadlock: held and wanted locks).
+    pub locks: BTreeSet<LockRef>,
+    /// Witnessing events (at most [`MAX_WITNESSES`], the smallest).
+    pub witnesses: BTreeSet<Witness>,
+    /// Atomicity: the site roles.
+    pub patterns: BTreeSet<AtomicityPattern>,
+    /// Deadlock: the cycles (at most [`MAX_WITNESSES`], the smallest).
+    pub cycles: BTreeSet<CycleEvidence>,
+}
+
+impl Evidence {
+    /// Unions `other` into `self`.
+    pub fn merge(&mut self, other: Evidence) {
+        self.analyses.extend(other.analyses);
+        self.tasks.extend(other.tasks);
+        self.locations.extend(other.locations);
+        self.locks.extend(other.locks);
+        self.witnesses.extend(other.witnesses);
+        self.patterns.extend(other.patterns);
+        self.cycles.extend(other.cycles);
+        cap(&mut self.witnesses);
+        cap(&mut self.cycles);
+    }
+}
+
+fn cap<T: Ord + Clone>(set: &mut BTreeSet<T>) {
+    if set.len() > MAX_WITNESSES {
+        let keep = set.iter().nth(MAX_WITNESSES).cloned();
+        if let Some(k) = keep {
+            set.split_off(&k);
+        }
+    }
+}
+
+/// A candidate bug.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Race, atomicity or deadlock.
+    pub kind: CandidateKind,
+    /// Stable id: FNV-1a 64 of the kind and `sites`, as 16 hex digits (see [`candidate_id`]).
+    pub id: String,
+    /// The site identities the id hashes, sorted (a multiset).
+    pub sites: Vec<u32>,
+    /// Sites where the active strategy pauses tasks, sorted, deduplicated.
+    pub breakpoints: Vec<u32>,
+    /// Why.
+    pub evidence: Evidence,
+}
+
+/// The stable id of a candidate: FNV-1a 64 over the kind's name, a zero byte, then each site
+/// of the sorted `sites` as 4 little-endian bytes; rendered as 16 lowercase hex digits.
+pub fn candidate_id(kind: CandidateKind, sites: &[u32]) -> String {
+    let mut sorted = sites.to_vec();
+    sorted.sort_unstable();
+    let mut bytes = Vec::with_capacity(kind.name().len() + 1 + 4 * sorted.len());
+    bytes.extend_from_slice(kind.name().as_bytes());
+    bytes.push(0);
+    for s in sorted {
+        bytes.extend_from_slice(&s.to_le_bytes());
+    }
+    format!("{:016x}", fnv1a64(&bytes))
+}
+
+impl Candidate {
+    /// A candidate of `kind` identified by `sites`, pausing at `breakpoints`.
+    pub fn new(
+        kind: CandidateKind,
+        sites: &[u32],
+        breakpoints: &[u32],
+        evidence: Evidence,
+    ) -> Self {
+        let mut sites = sites.to_vec();
+        sites.sort_unstable();
+        let mut breakpoints = breakpoints.to_vec();
+        breakpoints.sort_unstable();
+        breakpoints.dedup();
+        Self {
+            kind,
+            id: candidate_id(kind, &sites),
+            sites,
+            breakpoints,
+            evidence,
+        }
+    }
+
+    /// A race candidate from a racing pair found by `analysis`.
+    pub fn from_race(pair: &RacePair, analysis: Analysis, trace: u32) -> Self {
+        let (a, b) = pair.sites();
+        Self::new(
+            CandidateKind::Race,
+            &[a, b],
+            &[a, b],
+            Evidence {
+                analyses: [analysis].into(),
+                tasks: [pair.first.task, pair.second.task].into(),
+                locations: pair.locations.iter().copied().collect(),
+                witnesses: [Witness {
+                    trace,
+                    events: vec![pair.first.event, pair.second.event],
+                }]
+                .into(),
+                ..Evidence::default()
+            },
+        )
+    }
+
+    /// An atomicity candidate.
+    pub fn from_atomicity(c: &AtomicityCandidate, trace: u32) -> Self {
+        let lock = LockRef {
+            id: c.lock,
+            class: c.class,
+        };
+        let analysis = if c.heuristic {
+            Analysis::AtomizerHeuristic
+        } else {
+            Analysis::AtomicityPattern
+        };
+        Self::new(
+            CandidateKind::Atomicity,
+            &[c.block, c.first_acquire, c.reacquire],
+            &[c.reacquire],
+            Evidence {
+                analyses: [analysis].into(),
+                tasks: [c.task].into(),
+                locks: [lock].into(),
+                witnesses: [Witness {
+                    trace,
+                    events: c.events.to_vec(),
+                }]
+                .into(),
+                patterns: [AtomicityPattern {
+                    block: c.block,
+                    lock,
+                    first_acquire: c.first_acquire,
+                    reacquire: c.reacquire,
+                }]
+                .into(),
+                ..Evidence::default()
+            },
+        )
+    }
+
+    /// A deadlock candidate: identified by every component's context sites, pausing at each
+    /// component's acquire site.
+    pub fn from_cycle(cycle: &DeadlockCycle, trace: u32) -> Self {
+        let comps = &cycle.components;
+        let sites: Vec<u32> = comps
+            .iter()
+            .flat_map(|c| c.context.iter().copied())
+            .collect();
+        let breakpoints: Vec<u32> = comps.iter().map(|c| c.site).collect();
+        Self::new(
+            CandidateKind::Deadlock,
+            &sites,
+            &breakpoints,
+            Evidence {
+                analyses: [Analysis::Igoodlock].into(),
+                tasks: comps.iter().map(|c| c.task).collect(),
+                locks: comps
+                    .iter()
+                    .flat_map(|c| c.held.iter().copied().chain([c.wanted]))
+                    .collect(),
+                witnesses: [Witness {
+                    trace,
+                    events: comps.iter().map(|c| c.event).collect(),
+                }]
+                .into(),
+                cycles: [CycleEvidence {
+                    trace,
+                    components: comps.clone(),
+                }]
+                .into(),
+                ..Evidence::default()
+            },
+        )
+    }
+
+    /// Unions `other` (same id) into `self`.
+    fn merge(&mut self, other: Candidate) {
+        self.breakpoints.extend(other.breakpoints);
+        self.breakpoints.sort_unstable();
+        self.breakpoints.dedup();
+        // Same id means same sites, barring a 64-bit collision: keep the smaller for determinism.
+        if other.sites < self.sites {
+            self.sites = other.sites;
+        }
+        self.evidence.merge(other.evidence);
+    }
+}
+
+/// Candidates and relations predicted from one or more traces.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prediction {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Candidate bugs, sorted by (kind, id), one per id.
+    pub candidates: Vec<Candidate>,
+    /// DrFinder may-trigger relations, sorted, deduplicated.
+    pub relations: Vec<MayTrigger>,
+}
+
+impl Default for Prediction {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Prediction {
+    /// An empty prediction.
+    pub fn new() -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            candidates: Vec::new(),
+            relations: Vec::new(),
+        }
+    }
+
+    /// A prediction from candidates (merged by id) and relations.
+    pub fn from_parts(
+        candidates: impl IntoIterator<Item = Candidate>,
+        relations: impl IntoIterator<Item = MayTrigger>,
+    ) -> Self {
+        let mut p = Self::new();
+        p.absorb(candidates, relations);
+        p
+    }
+
+    /// Merges `other` into `self`: candidates with the same id become one, their evidence and
+    /// breakpoints united; relations are united. The result does not depend on the order in
+    /// which predictions are merged.
+    pub fn merge(&mut self, other: Prediction) {
+        self.schema_version = self.schema_version.max(other.schema_version);
+        self.absorb(other.candidates, other.relations);
+    }
+
+    fn absorb(
+        &mut self,
+        candidates: impl IntoIterator<Item = Candidate>,
+        relations: impl IntoIterator<Item = MayTrigger>,
+    ) {
+        let mut by_id: BTreeMap<(CandidateKind, String), Candidate> = self
+            .candidates
+            .drain(..)
+            .map(|c| ((c.kind, c.id.clone()), c))
+            .collect();
+        for c in candidates {
+            match by_id.entry((c.kind, c.id.clone())) {
+                std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().merge(c),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(c);
+                }
+            }
+        }
+        self.candidates = by_id.into_values().collect();
+        let rel: BTreeSet<MayTrigger> = self.relations.drain(..).chain(relations).collect();
+        self.relations = rel.into_iter().collect();
+    }
+
+    /// The candidate with this id.
+    pub fn candidate(&self, id: &str) -> Option<&Candidate> {
+        self.candidates.iter().find(|c| c.id == id)
+    }
+
+    /// The candidates of one kind.
+    pub fn of_kind(&self, kind: CandidateKind) -> impl Iterator<Item = &Candidate> {
+        self.candidates.iter().filter(move |c| c.kind == kind)
+    }
+
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a prediction always serialises")
+    }
+
+    /// Parses JSON written by [`Prediction::to_json`].
+    pub fn from_json(text: &str) -> serde_json::Result<Self> {
+        serde_json::from_str(text)
+    }
+}
+
+/// Runs the analyses selected by `opts` over `trace` and gathers their candidates.
+pub fn predict(trace: &[Event], opts: &Options) -> Prediction {
+    let trace_id = opts.trace_id;
+    let mut candidates = Vec::new();
+    let mut races = Vec::new();
+    if opts.hybrid {
+        races.extend(
+            crate::hybrid::detect(trace)
+                .iter()
+                .map(|p| Candidate::from_race(p, Analysis::Hybrid, trace_id)),
+        );
+    }
+    if opts.happens_before {
+        races.extend(
+            crate::hb::detect(trace)
+                .iter()
+                .map(|p| Candidate::from_race(p, Analysis::HappensBefore, trace_id)),
+        );
+    }
+    if opts.precise_lockset {
+        races.extend(
+            crate::lockset::precise(trace)
+                .iter()
+                .map(|p| Candidate::from_race(p, Analysis::PreciseLockset, trace_id)),
+        );
+    }
+    if opts.eraser && !races.is_empty() {
+        let warned: BTreeSet<u32> = crate::lockset::eraser(trace)
+            .iter()
+            .map(|w| w.location)
+            .collect();
+        for c in &mut races {
+            if c.evidence.locations.iter().any(|l| warned.contains(l)) {
+                c.evidence.analyses.insert(Analysis::Eraser);
+            }
+        }
+    }
+    candidates.extend(races);
+    if opts.atomicity {
+        candidates.extend(
+            crate::atomicity::detect(trace, opts.atomizer_heuristic)
+                .iter()
+                .map(|c| Candidate::from_atomicity(c, trace_id)),
+        );
+    }
+    if opts.deadlock {
+        candidates.extend(
+            crate::igoodlock::detect(trace, opts.max_cycle_len)
+                .iter()
+                .map(|c| Candidate::from_cycle(c, trace_id)),
+        );
+    }
+    let relations = if opts.may_trigger {
+        crate::drfinder::collect(trace, opts.may_trigger_depth)
+    } else {
+        Vec::new()
+    };
+    Prediction::from_parts(candidates, relations)
+}
