@@ -1,4 +1,4 @@
-//! Firmware under test for Jostle: the seed papers' figures and a few classics.
+//! Firmware under test for Jostle: the seed papers' figures and a few classics (see README.md).
 //!
 //! Every binary builds for QEMU (`--target thumbv7m-none-eabi`, board `mps2-an385`) and for
 //! the host port (plain `cargo build`), from the same source, through [`firmware!`].

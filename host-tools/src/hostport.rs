@@ -6,7 +6,6 @@ use jostle_kernel::Config;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use wait_timeout::ChildExt;
 
 /// The raw outcome of one host-port run.
 #[derive(Debug)]
@@ -38,17 +37,8 @@ pub fn run(exe: &Path, config: &Config, timeout: Duration) -> Result<HostRun, Jo
         let _ = std::io::Read::read_to_string(&mut out, &mut s);
         s
     });
-    let status = child
-        .wait_timeout(timeout)
-        .map_err(|e| JostleError::io("waiting for the host-port run", e))?;
-    let (exit_code, timed_out) = match status {
-        Some(s) => (s.code(), false),
-        None => {
-            let _ = child.kill();
-            let _ = child.wait();
-            (None, true)
-        }
-    };
+    let (exit_code, timed_out) =
+        crate::process::wait_or_kill(&mut child, timeout, "the host-port run")?;
     Ok(HostRun {
         stdout: reader.join().unwrap_or_default(),
         exit_code,

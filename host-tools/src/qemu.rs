@@ -7,7 +7,6 @@ use jostle_kernel::Config;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use wait_timeout::ChildExt;
 
 /// How to start QEMU.
 #[derive(Clone, Debug)]
@@ -102,17 +101,8 @@ impl Qemu {
             let _ = err.read_to_string(&mut buf);
             buf
         });
-        let status = child
-            .wait_timeout(self.timeout)
-            .map_err(|e| JostleError::io("waiting for QEMU", e))?;
-        let (exit_code, timed_out) = match status {
-            Some(s) => (s.code(), false),
-            None => {
-                let _ = child.kill();
-                let _ = child.wait();
-                (None, true)
-            }
-        };
+        let (exit_code, timed_out) =
+            crate::process::wait_or_kill(&mut child, self.timeout, "QEMU")?;
         let stdout = reader.join().unwrap_or_default();
         let stderr = err_reader.join().unwrap_or_default();
         Ok(RawRun {

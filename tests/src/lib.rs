@@ -1,1 +1,1 @@
-//! End-to-end tests live in `tests/`.
+#![doc = include_str!("../README.md")]
