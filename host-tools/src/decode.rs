@@ -2,7 +2,7 @@
 //!
 //! `defmt-decoder` does not expose typed argument values, so each frame is identified by
 //! its format string's literal pieces and its rendered text is parsed back with the kernel's
-//! own template matcher ([`Event::parse`]). Frames that are no Jostle event (the firmware's
+//! own template matcher ([`EventKind::parse`]). Frames that are no Jostle event (the firmware's
 //! own `defmt` logs) are kept as log lines.
 
 use crate::elf::SiteLoc;
@@ -29,7 +29,7 @@ pub enum Item {
 /// What a frame's format string is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Known {
-    Event(&'static str),
+    Event(EventKind),
     Site,
     PanicMessage,
     Other,
@@ -67,7 +67,7 @@ fn signature_of_fragments(fragments: &[Fragment<'_>]) -> String {
 fn known_signatures() -> HashMap<String, Known> {
     let mut map: HashMap<String, Known> = EventKind::ALL
         .iter()
-        .map(|k| (signature_of_format(k.format()), Known::Event(k.format())))
+        .map(|k| (signature_of_format(k.format()), Known::Event(*k)))
         .collect();
     map.insert(signature_of_format(side::SITE), Known::Site);
     map.insert(
@@ -101,7 +101,7 @@ pub fn parse_line(line: &str) -> Item {
         return Item::PanicMessage(msg.to_owned());
     }
     for kind in EventKind::ALL {
-        if let Some(ev) = Event::parse(kind.format(), line) {
+        if let Some(ev) = kind.parse(line) {
             return Item::Event(ev);
         }
     }
@@ -154,11 +154,12 @@ impl<'t> FrameDecoder<'t> {
                     });
                     let text = frame.display_message().to_string();
                     let item = match known {
-                        Known::Event(format) => match Event::parse(format, &text) {
+                        Known::Event(kind) => match kind.parse(&text) {
                             Some(ev) => Item::Event(ev),
                             None => {
                                 break Some(JostleError::StreamCorrupt(format!(
-                                    "frame {frames} `{text}` does not fit its format `{format}`"
+                                    "frame {frames} `{text}` does not fit its format `{}`",
+                                    kind.format()
                                 )));
                             }
                         },

@@ -2,7 +2,7 @@
 //! resolution (a site id is the address of a `core::panic::Location` in flash).
 
 use crate::error::JostleError;
-use object::{Object, ObjectSection, ObjectSymbol};
+use object::{Object, ObjectSegment, ObjectSymbol};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -33,8 +33,8 @@ pub struct Firmware {
     pub table: defmt_decoder::Table,
     /// Address of the configuration block (`JOSTLE_CONFIG`).
     pub config_addr: u32,
-    /// Allocated, file-backed sections: (address, bytes).
-    sections: Vec<(u64, Vec<u8>)>,
+    /// The loadable segments, i.e. the initialised memory image: (address, bytes).
+    segments: Vec<(u64, Vec<u8>)>,
 }
 
 impl Firmware {
@@ -63,9 +63,8 @@ impl Firmware {
             .find(|s| s.name() == Ok("JOSTLE_CONFIG"))
             .map(|s| s.address() as u32)
             .ok_or_else(|| JostleError::NoConfigSymbol(path.to_owned()))?;
-        let sections = file
-            .sections()
-            .filter(|s| s.address() != 0 || s.name().is_ok_and(|n| n == ".vector_table"))
+        let segments = file
+            .segments()
             .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
             .filter(|(_, d)| !d.is_empty())
             .collect();
@@ -74,14 +73,14 @@ impl Firmware {
             bytes,
             table,
             config_addr,
-            sections,
+            segments,
         })
     }
 
-    /// Reads `len` bytes at `addr` from the image's initialised sections.
+    /// Reads `len` bytes at `addr` from the image's initialised memory.
     pub fn read(&self, addr: u32, len: usize) -> Option<&[u8]> {
         let addr = addr as u64;
-        self.sections.iter().find_map(|(base, data)| {
+        self.segments.iter().find_map(|(base, data)| {
             let off = addr.checked_sub(*base)? as usize;
             data.get(off..off.checked_add(len)?)
         })

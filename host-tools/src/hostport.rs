@@ -20,10 +20,7 @@ pub struct HostRun {
 
 /// Runs the host build `exe` of a firmware with `config`.
 pub fn run(exe: &Path, config: &Config, timeout: Duration) -> Result<HostRun, JostleError> {
-    let dir = tempfile::tempdir().map_err(|e| JostleError::io("creating a temp dir", e))?;
-    let block = dir.path().join("config.bin");
-    std::fs::write(&block, config.encode())
-        .map_err(|e| JostleError::io("writing the configuration block", e))?;
+    let (_dir, block) = crate::process::block_file(config)?;
     let mut child = Command::new(exe)
         .env("JOSTLE_CONFIG", &block)
         .stdin(Stdio::null())

@@ -1,6 +1,9 @@
-//! Waiting for a run's process under a wall-clock limit.
+//! What every run's process needs: its configuration block as a file, and a wall-clock
+//! limit.
 
 use crate::error::JostleError;
+use jostle_kernel::Config;
+use std::path::PathBuf;
 use std::process::Child;
 use std::time::Duration;
 use wait_timeout::ChildExt;
@@ -23,4 +26,14 @@ pub fn wait_or_kill(
             (None, true)
         }
     })
+}
+
+/// Writes `config`'s encoded block to a file in a fresh temporary directory (removed when
+/// the returned guard drops) and returns both.
+pub fn block_file(config: &Config) -> Result<(tempfile::TempDir, PathBuf), JostleError> {
+    let dir = tempfile::tempdir().map_err(|e| JostleError::io("creating a temp dir", e))?;
+    let block = dir.path().join("config.bin");
+    std::fs::write(&block, config.encode())
+        .map_err(|e| JostleError::io("writing the configuration block", e))?;
+    Ok((dir, block))
 }

@@ -50,10 +50,7 @@ pub struct RawRun {
 impl Qemu {
     /// Boots `fw` once with `config` written into its configuration block.
     pub fn run(&self, fw: &Firmware, config: &Config) -> Result<RawRun, JostleError> {
-        let dir = tempfile::tempdir().map_err(|e| JostleError::io("creating a temp dir", e))?;
-        let block = dir.path().join("config.bin");
-        std::fs::write(&block, config.encode())
-            .map_err(|e| JostleError::io("writing the configuration block", e))?;
+        let (_dir, block) = crate::process::block_file(config)?;
         self.run_with_block(fw, Some(&block))
     }
 

@@ -228,11 +228,10 @@ impl RunOutcome {
     pub fn decisions(&self) -> Vec<(u8, String, &'static str)> {
         self.events
             .iter()
-            .filter(|e| e.kind().level() > jostle_kernel::TraceLevel::Results)
-            .filter(|e| !matches!(e, Event::TaskExit { .. }))
+            .filter(|e| is_step(e))
             .map(|e| {
                 let site = e.site().map(|s| self.site_text(s)).unwrap_or_default();
-                (e.task().unwrap_or(NO_TASK), site, kind_name(e))
+                (e.task().unwrap_or(NO_TASK), site, operation(e))
             })
             .collect()
     }
@@ -251,7 +250,6 @@ impl RunOutcome {
             if is_step {
                 step += 1;
             }
-            let (op, extra) = describe(ev);
             if matches!(ev, Event::RunStart { .. } | Event::RunEnd { .. }) {
                 continue;
             }
@@ -262,7 +260,11 @@ impl RunOutcome {
             };
             let task = ev.task().map_or("-".into(), |t| format!("t{t}"));
             let site = ev.site().map(|s| self.site_text(s)).unwrap_or_default();
-            writeln!(out, "{step_col:>5}  {task:<4}  {:<30}  {site}", op + &extra)?;
+            writeln!(
+                out,
+                "{step_col:>5}  {task:<4}  {:<30}  {site}",
+                describe(ev)
+            )?;
         }
         for log in &self.logs {
             writeln!(out, "log: {log}")?;
@@ -367,11 +369,8 @@ fn is_step(ev: &Event) -> bool {
     ev.kind().level() > jostle_kernel::TraceLevel::Results && !matches!(ev, Event::TaskExit { .. })
 }
 
-fn kind_name(ev: &Event) -> &'static str {
-    describe_static(ev)
-}
-
-fn describe_static(ev: &Event) -> &'static str {
+/// The operation's name, as printed and compared across ports.
+fn operation(ev: &Event) -> &'static str {
     match ev {
         Event::RunStart { .. } => "start",
         Event::Spawn { .. } => "spawn",
@@ -401,9 +400,9 @@ fn describe_static(ev: &Event) -> &'static str {
     }
 }
 
-fn describe(ev: &Event) -> (String, String) {
-    let op = describe_static(ev).to_owned();
-    let extra = match *ev {
+/// The operation and its operands, for the interleaving.
+fn describe(ev: &Event) -> String {
+    let operands = match *ev {
         Event::Spawn { child, .. } => format!(" t{child}"),
         Event::Join { child, .. } => format!(" t{child}"),
         Event::Read { a, .. } | Event::Write { a, .. } | Event::Update { a, .. } => {
@@ -428,5 +427,5 @@ fn describe(ev: &Event) -> (String, String) {
         }
         _ => String::new(),
     };
-    (op, extra)
+    format!("{}{operands}", operation(ev))
 }

@@ -323,10 +323,10 @@ impl Event {
     /// Maps a rendered frame back to the typed event, given the frame's format string.
     /// Returns `None` when the format is not an event's or the text does not fit it.
     pub fn parse(format: &str, rendered: &str) -> Option<Event> {
-        let kind = *EventKind::ALL.iter().find(|k| k.format() == format)?;
-        let mut args = heapless::Vec::<&str, 8>::new();
-        match_template(format, rendered, &mut |arg| args.push(arg).is_ok())?;
-        kind.build(args.into_iter())
+        EventKind::ALL
+            .iter()
+            .find(|k| k.format() == format)?
+            .parse(rendered)
     }
 
     /// One event of every kind, with distinct non-trivial field values: the round-trip
@@ -361,6 +361,16 @@ impl Event {
             kind.build(texts.iter().map(|s| s.as_str()))
                 .expect("samples fit their own formats")
         })
+    }
+}
+
+impl EventKind {
+    /// Maps text rendered from this kind's format back to the typed event; `None` when the
+    /// text does not fit the format.
+    pub fn parse(self, rendered: &str) -> Option<Event> {
+        let mut args = heapless::Vec::<&str, 8>::new();
+        match_template(self.format(), rendered, &mut |arg| args.push(arg).is_ok())?;
+        self.build(args.into_iter())
     }
 }
 

@@ -151,6 +151,8 @@ pub enum Next {
 /// The scheduler state of one run.
 pub struct Core<K: Sink> {
     slots: [Slot; MAX_TASKS],
+    /// Slots ever allocated: slots are never freed, so decisions scan only `slots[..used]`.
+    used: usize,
     /// Held locks and their holders.
     locks: heapless::LinearMap<u32, TaskId, MAX_LOCKS>,
     /// Pending signal counts (entries with count 0 are removed).
@@ -177,6 +179,7 @@ impl<K: Sink> Core<K> {
         slots[0] = Slot::Alive(Some(Op::Start));
         Core {
             slots,
+            used: 1,
             locks: heapless::LinearMap::new(),
             signals: heapless::LinearMap::new(),
             cs_holder: None,
@@ -208,8 +211,9 @@ impl<K: Sink> Core<K> {
 
     /// Allocates a task id for a spawn (before its `Spawn` point); `None` if the table is full.
     pub fn reserve(&mut self) -> Option<TaskId> {
-        let id = self.slots.iter().position(|s| *s == Slot::Free)?;
+        let id = self.slots.iter().position(|s| matches!(s, Slot::Free))?;
         self.slots[id] = Slot::Reserved;
+        self.used = self.used.max(id + 1);
         Some(id as TaskId)
     }
 
@@ -247,12 +251,13 @@ impl<K: Sink> Core<K> {
         });
     }
 
-    fn enabled(&self, t: TaskId, op: &Op) -> bool {
+    fn enabled(&self, op: &Op) -> bool {
         match *op {
             Op::Acquire { l, .. } => !self.locks.contains_key(&l),
-            Op::Join { child, .. } => self.slots[child as usize] == Slot::Done,
+            Op::Join { child, .. } => matches!(self.slots[child as usize], Slot::Done),
             Op::Wait { g, .. } => self.signals.get(&g).is_some_and(|n| *n > 0),
-            Op::CsEnter => self.cs_holder.is_none() || self.cs_holder == Some(t),
+            // Nested sections never reach the core (the port keeps them local).
+            Op::CsEnter => self.cs_holder.is_none(),
             _ => true,
         }
     }
@@ -262,10 +267,10 @@ impl<K: Sink> Core<K> {
     pub fn decide(&mut self) -> Next {
         let mut enabled = heapless::Vec::<TaskId, MAX_TASKS>::new();
         let mut alive = false;
-        for (i, slot) in self.slots.iter().enumerate() {
+        for (i, slot) in self.slots[..self.used].iter().enumerate() {
             if let Slot::Alive(Some(op)) = slot {
                 alive = true;
-                if self.enabled(i as TaskId, op) {
+                if self.enabled(op) {
                     let _ = enabled.push(i as TaskId);
                 }
             }

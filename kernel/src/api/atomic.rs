@@ -1,13 +1,12 @@
-use super::site;
+use super::caller_site;
 use crate::port;
 use crate::sched::Op;
-use core::panic::Location;
 
 /// Runs `f` as an atomic block (the `atomic { … }` of atomfuzzer-fse08): entry and exit are
 /// scheduling points and events; the block's intended atomicity is what AtomFuzzer checks.
 #[track_caller]
 pub fn atomic<R>(f: impl FnOnce() -> R) -> R {
-    let block = AtomicBlock::enter_at(site(Location::caller()));
+    let block = AtomicBlock::enter_at(caller_site());
     let r = f();
     drop(block);
     r
@@ -22,7 +21,7 @@ impl AtomicBlock {
     /// Enters an atomic block at the caller's site.
     #[track_caller]
     pub fn enter() -> Self {
-        Self::enter_at(site(Location::caller()))
+        Self::enter_at(caller_site())
     }
 
     fn enter_at(s: u32) -> Self {

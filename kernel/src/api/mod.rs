@@ -14,10 +14,10 @@ pub use signal::Signal;
 pub use task::{JoinHandle, Stack, arg, arg_or, current_task, frame, spawn, yield_now};
 
 use crate::port;
-use core::panic::Location;
 
-/// The site id of a `#[track_caller]` location on this port.
+/// The site id of the instrumented call (the `#[track_caller]` chain's origin) on this port.
+#[track_caller]
 #[inline(always)]
-fn site(loc: &'static Location<'static>) -> u32 {
-    port::site(loc)
+fn caller_site() -> u32 {
+    port::site(core::panic::Location::caller())
 }

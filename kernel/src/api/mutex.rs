@@ -1,9 +1,8 @@
-use super::site;
+use super::caller_site;
 use crate::port;
 use crate::sched::Op;
 use core::cell::UnsafeCell;
 use core::ops::{Deref, DerefMut};
-use core::panic::Location;
 
 /// A mutual-exclusion lock. `lock` is a scheduling point that may block (the task is
 /// disabled while another holds the lock); the guard's drop is the release point.
@@ -40,7 +39,7 @@ impl<T> Mutex<T> {
     /// Acquiring a lock the task already holds is a deadlock, as with any non-reentrant lock.
     #[track_caller]
     pub fn lock(&self) -> MutexGuard<'_, T> {
-        let s = site(Location::caller());
+        let s = caller_site();
         let l = self.id();
         let c = if self.class == 0 { l } else { self.class };
         port::point(Op::Acquire { s, l, c });
@@ -62,7 +61,7 @@ impl<T> MutexGuard<'_, T> {
     /// Releases the lock here, recording this call's site as the release site.
     #[track_caller]
     pub fn unlock(mut self) {
-        self.site = site(Location::caller());
+        self.site = caller_site();
     }
 }
 

@@ -1,8 +1,7 @@
-use super::site;
+use super::caller_site;
 use crate::port;
 use crate::sched::Op;
 use core::cell::UnsafeCell;
-use core::panic::Location;
 
 /// A shared variable whose every access is a scheduling point and an event
 /// (`MEM(σ, m, a, t, L)` of racefuzzer-pldi08 §2.1).
@@ -34,7 +33,7 @@ impl<T: Copy> Shared<T> {
     #[track_caller]
     pub fn read(&self) -> T {
         port::point(Op::Read {
-            s: site(Location::caller()),
+            s: caller_site(),
             a: self.addr(),
         });
         // SAFETY: see the `Sync` impl: no other task runs until our next scheduling point.
@@ -45,7 +44,7 @@ impl<T: Copy> Shared<T> {
     #[track_caller]
     pub fn write(&self, value: T) {
         port::point(Op::Write {
-            s: site(Location::caller()),
+            s: caller_site(),
             a: self.addr(),
         });
         // SAFETY: as in `read`.
@@ -56,7 +55,7 @@ impl<T: Copy> Shared<T> {
     #[track_caller]
     pub fn update(&self, f: impl FnOnce(T) -> T) -> T {
         port::point(Op::Update {
-            s: site(Location::caller()),
+            s: caller_site(),
             a: self.addr(),
         });
         // SAFETY: as in `read`; `f` must not reach a scheduling point (it gets a copy).

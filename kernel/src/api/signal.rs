@@ -1,7 +1,6 @@
-use super::site;
+use super::caller_site;
 use crate::port;
 use crate::sched::Op;
-use core::panic::Location;
 
 /// A counting signal: `signal` sends (SND), `wait` blocks until one is pending and receives
 /// it (RCV). Each send happens-before the receive that consumes it.
@@ -30,7 +29,7 @@ impl Signal {
     #[track_caller]
     pub fn signal(&self) {
         port::point(Op::Signal {
-            s: site(Location::caller()),
+            s: caller_site(),
             g: self.id(),
         });
     }
@@ -39,7 +38,7 @@ impl Signal {
     #[track_caller]
     pub fn wait(&self) {
         port::point(Op::Wait {
-            s: site(Location::caller()),
+            s: caller_site(),
             g: self.id(),
         });
     }

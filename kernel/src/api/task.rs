@@ -1,8 +1,7 @@
-use super::site;
+use super::caller_site;
 use crate::port;
 use crate::sched::{Op, TaskId};
 use core::cell::UnsafeCell;
-use core::panic::Location;
 
 /// A task's statically allocated stack of `BYTES` bytes (8-byte aligned). The lowest words
 /// hold a canary that the kernel checks at every scheduling point of the task.
@@ -51,7 +50,7 @@ impl JoinHandle {
     #[track_caller]
     pub fn join(self) {
         port::point(Op::Join {
-            s: site(Location::caller()),
+            s: caller_site(),
             child: self.id,
         });
     }
@@ -60,7 +59,7 @@ impl JoinHandle {
 /// Spawns a task running `entry` on `stack`. The spawn is a scheduling point.
 #[track_caller]
 pub fn spawn<const BYTES: usize>(stack: &'static Stack<BYTES>, entry: fn()) -> JoinHandle {
-    let s = site(Location::caller());
+    let s = caller_site();
     let id = port::spawn(stack.region(), entry);
     port::point(Op::Spawn { s, child: id });
     JoinHandle { id }
@@ -69,15 +68,13 @@ pub fn spawn<const BYTES: usize>(stack: &'static Stack<BYTES>, entry: fn()) -> J
 /// A scheduling point with no shared effect.
 #[track_caller]
 pub fn yield_now() {
-    port::point(Op::Yield {
-        s: site(Location::caller()),
-    });
+    port::point(Op::Yield { s: caller_site() });
 }
 
 /// Runs `f` as an instrumented frame: entry and exit are events (DrFinder's call stacks).
 #[track_caller]
 pub fn frame<R>(f: impl FnOnce() -> R) -> R {
-    let s = site(Location::caller());
+    let s = caller_site();
     port::point(Op::FrameEnter { s });
     let r = f();
     port::point(Op::FrameExit { s });

@@ -104,12 +104,7 @@ pub fn start<const BYTES: usize>(
                 reason: reason as u8,
             }
             .emit_defmt();
-            Event::RunEnd {
-                verdict: Verdict::ConfigRejected as u8,
-                steps: 0,
-            }
-            .emit_defmt();
-            exit(Verdict::ConfigRejected.exit_code())
+            end_unstarted(Verdict::ConfigRejected, exit)
         }
     };
     let (base, size) = stack.region();
@@ -330,12 +325,7 @@ pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {
     let _ = core::fmt::write(&mut msg, format_args!("{}", info.message()));
     defmt::println!("J panic-msg {=str}", msg.as_str());
     if !started() {
-        Event::RunEnd {
-            verdict: Verdict::Panic as u8,
-            steps: 0,
-        }
-        .emit_defmt();
-        exit(Verdict::Panic.exit_code());
+        end_unstarted(Verdict::Panic, exit);
     }
     // SAFETY: the run ends here; nothing else uses the kernel afterwards.
     unsafe {
@@ -391,13 +381,19 @@ pub fn report_hard_fault(exit: fn(u8) -> !) -> ! {
             lr: 0,
         }
         .emit_defmt();
-        Event::RunEnd {
-            verdict: Verdict::HardFault as u8,
-            steps: 0,
-        }
-        .emit_defmt();
+        end_unstarted(Verdict::HardFault, exit);
     }
     exit(Verdict::HardFault.exit_code())
+}
+
+/// Ends a run that never reached its first scheduling step (no kernel state to report from).
+fn end_unstarted(verdict: Verdict, exit: fn(u8) -> !) -> ! {
+    Event::RunEnd {
+        verdict: verdict as u8,
+        steps: 0,
+    }
+    .emit_defmt();
+    exit(verdict.exit_code())
 }
 
 /// Emits every event kind once with the values of [`Event::samples`], plus the side

@@ -31,7 +31,7 @@ impl Sink for LineSink {
 struct State {
     core: Core<LineSink>,
     current: TaskId,
-    sites: HashMap<(String, u32, u32), u32>,
+    sites: HashMap<(&'static str, u32, u32), u32>,
     addrs: HashMap<usize, u32>,
     args: heapless::Vec<u32, MAX_ARGS>,
 }
@@ -197,20 +197,17 @@ pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
 
 /// A site's id: interned in order of first use; the first use prints its definition.
 pub fn site(loc: &'static Location<'static>) -> u32 {
-    let mut st = lock();
-    let key = (loc.file().to_string(), loc.line(), loc.column());
-    if let Some(id) = st.sites.get(&key) {
+    intern_site(&mut lock(), loc.file(), loc.line(), loc.column())
+}
+
+/// Interns (file, line, column), printing `J site` when it is new.
+fn intern_site(st: &mut State, file: &'static str, line: u32, col: u32) -> u32 {
+    if let Some(id) = st.sites.get(&(file, line, col)) {
         return *id;
     }
     let id = st.sites.len() as u32 + 1;
-    st.sites.insert(key, id);
-    let _ = writeln!(
-        st.core.sink().out,
-        "J site {id} {}:{}:{}",
-        loc.file(),
-        loc.line(),
-        loc.column()
-    );
+    st.sites.insert((file, line, col), id);
+    let _ = writeln!(st.core.sink().out, "J site {id} {file}:{line}:{col}");
     id
 }
 
@@ -248,17 +245,13 @@ fn panic_hook(info: &std::panic::PanicHookInfo<'_>) {
     };
     let s = match info.location() {
         Some(loc) => {
-            let key = (loc.file().to_string(), loc.line(), loc.column());
-            let n = st.sites.len() as u32 + 1;
-            let id = *st.sites.entry(key).or_insert(n);
-            let _ = writeln!(
-                st.core.sink().out,
-                "J site {id} {}:{}:{}",
-                loc.file(),
-                loc.line(),
-                loc.column()
-            );
-            id
+            // The hook's location is not `'static` by type; the process ends right after,
+            // so keeping one copy of its file name for the site table costs nothing.
+            let file: &'static str = match st.sites.keys().find(|k| k.0 == loc.file()) {
+                Some(k) => k.0,
+                None => Box::leak(loc.file().to_owned().into_boxed_str()),
+            };
+            intern_site(&mut st, file, loc.line(), loc.column())
         }
         None => 0,
     };

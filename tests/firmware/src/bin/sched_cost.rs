@@ -46,7 +46,6 @@ fn measure(f: impl FnOnce()) -> u32 {
     t0.wrapping_sub(clock::now()) & 0x00FF_FFFF
 }
 
-static SWITCHES: Shared<u32> = Shared::new(0);
 static LAST: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
 
 fn count_switch() {
@@ -68,7 +67,6 @@ fn pinger() {
 }
 
 fn main_task() {
-    let _ = &SWITCHES;
     #[cfg(target_os = "none")]
     {
         let spin = 100_000u32;
