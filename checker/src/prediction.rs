@@ -304,6 +304,14 @@ pub struct Prediction {
     pub candidates: Vec<Candidate>,
     /// DrFinder may-trigger relations, sorted, deduplicated.
     pub relations: Vec<MayTrigger>,
+    /// Where sites are in the source (`file:line:col`), for the sites the host tool could
+    /// resolve. The analyses never read it; it lets a prediction file be read without the ELF.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub site_locations: BTreeMap<u32, String>,
+    /// Fingerprint of the firmware the site identities belong to (set by the host tool), so
+    /// that a prediction is not applied to another image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<String>,
 }
 
 impl Default for Prediction {
@@ -319,6 +327,8 @@ impl Prediction {
             schema_version: SCHEMA_VERSION,
             candidates: Vec::new(),
             relations: Vec::new(),
+            site_locations: BTreeMap::new(),
+            firmware: None,
         }
     }
 
@@ -337,6 +347,20 @@ impl Prediction {
     /// which predictions are merged.
     pub fn merge(&mut self, other: Prediction) {
         self.schema_version = self.schema_version.max(other.schema_version);
+        // On a disagreement keep the smaller, so that merge order never shows.
+        for (site, loc) in other.site_locations {
+            let entry = self
+                .site_locations
+                .entry(site)
+                .or_insert_with(|| loc.clone());
+            if loc < *entry {
+                *entry = loc;
+            }
+        }
+        self.firmware = match (self.firmware.take(), other.firmware) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.absorb(other.candidates, other.relations);
     }
 

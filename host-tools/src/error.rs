@@ -35,16 +35,22 @@ pub enum JostleError {
     #[error("building the firmware failed: {0}")]
     BuildFailed(String),
     /// An input/output error (exit 26).
-    #[error("{context}: {source}")]
+    #[error("{context}: {cause}")]
     Io {
         /// What was being done.
         context: String,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (in the message, so not also a `source` that would print it twice).
+        cause: std::io::Error,
     },
     /// QEMU started but failed before the firmware ran (exit 27).
     #[error("QEMU failed: {0}")]
     QemuFailed(String),
+    /// A saved trace (`jostle run --json` output) cannot be read (exit 29).
+    #[error("{0}")]
+    BadTrace(String),
+    /// A prediction file cannot be read or does not fit the firmware (exit 30).
+    #[error("{0}")]
+    BadPrediction(String),
     /// A command-line value is invalid (exit 2).
     #[error("{0}")]
     Usage(String),
@@ -63,15 +69,17 @@ impl JostleError {
             JostleError::BuildFailed(_) => 25,
             JostleError::Io { .. } => 26,
             JostleError::QemuFailed(_) => 27,
+            JostleError::BadTrace(_) => 29,
+            JostleError::BadPrediction(_) => 30,
             JostleError::Usage(_) => 2,
         }
     }
 
     /// Wraps an I/O error with what was being done.
-    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+    pub fn io(context: impl Into<String>, cause: std::io::Error) -> Self {
         JostleError::Io {
             context: context.into(),
-            source,
+            cause,
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod decode;
 pub mod elf;
 pub mod error;
 pub mod hostport;
+pub mod predict;
 pub mod process;
 pub mod qemu;
 pub mod run;

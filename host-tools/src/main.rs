@@ -24,7 +24,10 @@ struct Cli {
 enum Command {
     /// Run firmware once under a seeded schedule and show its interleaving and verdict.
     Run(RunArgs),
-    /// Measure runs per second on QEMU and the kernel's instruction costs.
+    /// Phase I: run the firmware under N seeds (or read saved traces) and predict races,
+    /// atomicity violations and deadlocks; write the prediction file.
+    Predict(PredictArgs),
+    /// Measure runs per second on QEMU, decode throughput and the kernel's instruction costs.
     Bench(BenchArgs),
 }
 
@@ -82,12 +85,60 @@ struct RunArgs {
 }
 
 #[derive(Args)]
+struct PredictArgs {
+    #[command(flatten)]
+    firmware: FirmwareArgs,
+    /// Random-strategy runs to analyse (seeds --seed, --seed+1, ...).
+    #[arg(long, default_value_t = 10)]
+    runs: u32,
+    /// First seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A firmware argument (repeat for more).
+    #[arg(long = "arg")]
+    args: Vec<u32>,
+    /// Most scheduling steps per run.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    step_limit: u32,
+    /// Wall-clock limit of each run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Run on the host port instead of QEMU.
+    #[arg(long)]
+    host: bool,
+    /// Analyse saved `jostle run --json` output instead of running (repeat for more files).
+    #[arg(long = "trace", conflicts_with_all = ["elf", "package", "host"])]
+    traces: Vec<PathBuf>,
+    /// Where to write the prediction.
+    #[arg(long, default_value = "jostle-report/prediction.json")]
+    out: PathBuf,
+    /// Print the prediction as JSON instead of the listing.
+    #[arg(long)]
+    json: bool,
+    /// Longest deadlock cycle searched (iGoodlock's k).
+    #[arg(long, default_value_t = 4)]
+    cycle_len: usize,
+    /// DrFinder may-trigger depth d.
+    #[arg(long, default_value_t = jostle_checker::drfinder::DEFAULT_DEPTH)]
+    mt_depth: usize,
+    /// Also run the precise lockset detector (noisier than hybrid).
+    #[arg(long)]
+    precise_lockset: bool,
+    /// Do not treat lock critical sections as atomic blocks when the firmware declares none.
+    #[arg(long)]
+    no_atomizer: bool,
+}
+
+#[derive(Args)]
 struct BenchArgs {
     #[command(flatten)]
     firmware: FirmwareArgs,
     /// Runs to time.
     #[arg(long, default_value_t = 100)]
     runs: u32,
+    /// A firmware argument for every run (repeat for more).
+    #[arg(long = "arg")]
+    args: Vec<u32>,
 }
 
 fn resolve_firmware(fw: &FirmwareArgs, host: bool) -> Result<PathBuf, JostleError> {
@@ -128,31 +179,60 @@ fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
     Ok(config)
 }
 
-fn run(args: RunArgs) -> Result<u8, JostleError> {
-    let config = config_of(&args)?;
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-    let path = resolve_firmware(&args.firmware, args.host)?;
-    let outcome = if args.host {
-        if args.config_file.is_some() {
-            return Err(JostleError::Usage(
+/// Where runs happen: a loaded ELF on QEMU, or a host-port executable.
+enum Target {
+    Qemu(Box<Firmware>, Qemu),
+    Host(PathBuf, Duration),
+}
+
+impl Target {
+    fn new(path: PathBuf, host: bool, timeout: f64) -> Result<Target, JostleError> {
+        let timeout = Duration::from_secs_f64(timeout.max(0.001));
+        Ok(if host {
+            Target::Host(path, timeout)
+        } else {
+            let qemu = Qemu {
+                timeout,
+                ..Qemu::default()
+            };
+            Target::Qemu(Box::new(Firmware::load(&path)?), qemu)
+        })
+    }
+
+    fn path(&self) -> &std::path::Path {
+        match self {
+            Target::Qemu(fw, _) => &fw.path,
+            Target::Host(path, _) => path,
+        }
+    }
+
+    /// One run; `block` replaces the configuration block built from `config` (QEMU only).
+    fn run(&self, config: Config, block: Option<&PathBuf>) -> Result<RunOutcome, JostleError> {
+        match self {
+            Target::Host(_, _) if block.is_some() => Err(JostleError::Usage(
                 "--config-file is for QEMU runs; use the JOSTLE_CONFIG variable on the host port"
                     .into(),
-            ));
+            )),
+            Target::Host(path, timeout) => {
+                let raw = hostport::run(path, &config, *timeout)?;
+                Ok(RunOutcome::from_host(config, raw))
+            }
+            Target::Qemu(fw, qemu) => {
+                let raw = match block {
+                    Some(block) => qemu.run_with_block(fw, Some(block))?,
+                    None => qemu.run(fw, &config)?,
+                };
+                Ok(RunOutcome::from_qemu(fw, config, raw))
+            }
         }
-        let raw = hostport::run(&path, &config, timeout)?;
-        RunOutcome::from_host(config, raw)
-    } else {
-        let fw = Firmware::load(&path)?;
-        let qemu = Qemu {
-            timeout,
-            ..Qemu::default()
-        };
-        let raw = match &args.config_file {
-            Some(block) => qemu.run_with_block(&fw, Some(block))?,
-            None => qemu.run(&fw, &config)?,
-        };
-        RunOutcome::from_qemu(&fw, config, raw)
-    };
+    }
+}
+
+fn run(args: RunArgs) -> Result<u8, JostleError> {
+    let config = config_of(&args)?;
+    let path = resolve_firmware(&args.firmware, args.host)?;
+    let target = Target::new(path, args.host, args.timeout)?;
+    let outcome = target.run(config, args.config_file.as_ref())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let printed = if args.json {
@@ -166,6 +246,96 @@ fn run(args: RunArgs) -> Result<u8, JostleError> {
         return Err(err);
     }
     Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
+}
+
+fn predict(args: PredictArgs) -> Result<u8, JostleError> {
+    use jostle_host_tools::predict::{
+        fingerprint, predict_trace, print_prediction, traces_from_json, write_prediction,
+    };
+    let options = jostle_checker::Options {
+        max_cycle_len: args.cycle_len,
+        may_trigger_depth: args.mt_depth,
+        precise_lockset: args.precise_lockset,
+        atomizer_heuristic: !args.no_atomizer,
+        ..jostle_checker::Options::default()
+    };
+    let mut prediction = jostle_checker::Prediction::new();
+    let mut traces = 0u32;
+    let mut failure = None;
+    if !args.traces.is_empty() {
+        for file in &args.traces {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| JostleError::io(format!("reading {}", file.display()), e))?;
+            for trace in traces_from_json(&text, &file.display().to_string())? {
+                prediction.merge(predict_trace(&trace, traces, &options));
+                traces += 1;
+            }
+        }
+    } else {
+        if args.runs == 0 {
+            return Err(JostleError::Usage("--runs must be at least 1".into()));
+        }
+        let run_args = RunArgs {
+            firmware: args.firmware.clone(),
+            seed: 0,
+            step_limit: args.step_limit,
+            trace: Trace::Full,
+            args: args.args.clone(),
+            json: false,
+            timeout: args.timeout,
+            host: args.host,
+            config_file: None,
+        };
+        let base = config_of(&run_args)?;
+        let path = resolve_firmware(&args.firmware, args.host)?;
+        let target = Target::new(path, args.host, args.timeout)?;
+        prediction.firmware = Some(fingerprint(target.path())?);
+        for i in 0..args.runs {
+            let seed = args.seed.wrapping_add(u64::from(i));
+            let config = Config {
+                seed,
+                ..base.clone()
+            };
+            let outcome = match target.run(config, None) {
+                Ok(o) => o,
+                Err(e) => {
+                    failure = Some((seed, e));
+                    break;
+                }
+            };
+            prediction.merge(predict_trace(
+                &jostle_host_tools::predict::Trace::of_run(&outcome),
+                i,
+                &options,
+            ));
+            traces += 1;
+            if let Some(e) = outcome.error {
+                failure = Some((seed, e));
+                break;
+            }
+            // After every run, so that an interrupted prediction keeps what it found.
+            write_prediction(&prediction, &args.out)?;
+        }
+    }
+    write_prediction(&prediction, &args.out)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let printed = if args.json {
+        writeln!(out, "{}", prediction.to_json())
+    } else {
+        print_prediction(&prediction, &mut out)
+            .and_then(|()| writeln!(out, "from {traces} traces; wrote {}", args.out.display()))
+    };
+    printed.map_err(|e| JostleError::io("writing the output", e))?;
+    match failure {
+        Some((seed, e)) => {
+            eprintln!(
+                "jostle: the run with seed {seed} failed; the prediction holds the {traces} traces before it"
+            );
+            Err(e)
+        }
+        None => Ok(0),
+    }
 }
 
 fn bench(args: BenchArgs) -> anyhow::Result<u8> {
@@ -187,6 +357,7 @@ fn bench(args: BenchArgs) -> anyhow::Result<u8> {
             let config = Config {
                 seed,
                 trace,
+                args: bench_args(&args)?,
                 ..Config::default()
             };
             let raw = qemu.run(&fw, &config)?;
@@ -206,8 +377,60 @@ fn bench(args: BenchArgs) -> anyhow::Result<u8> {
             frames as f64 / secs
         );
     }
+    decode_throughput(&fw, &qemu, bench_args(&args)?)?;
     kernel_costs(&args)?;
     Ok(0)
+}
+
+fn bench_args(
+    args: &BenchArgs,
+) -> Result<heapless::Vec<u32, { jostle_kernel::config::MAX_ARGS }>, JostleError> {
+    heapless::Vec::from_slice(&args.args).map_err(|()| {
+        JostleError::Usage(format!(
+            "at most {} --arg values",
+            jostle_kernel::config::MAX_ARGS
+        ))
+    })
+}
+
+/// Frames per second from raw defmt bytes to typed events (what Phase I pays per trace):
+/// one full-trace QEMU stream, decoded again and again for about a second.
+fn decode_throughput(
+    fw: &Firmware,
+    qemu: &Qemu,
+    args: heapless::Vec<u32, { jostle_kernel::config::MAX_ARGS }>,
+) -> anyhow::Result<()> {
+    let config = Config {
+        trace: TraceLevel::Full,
+        args,
+        ..Config::default()
+    };
+    let raw = qemu.run(fw, &config)?;
+    let mut decoder = jostle_host_tools::decode::FrameDecoder::new(&fw.table);
+    let (mut frames, mut events, mut rounds) = (0usize, 0usize, 0u32);
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(1) || rounds < 3 {
+        let decoded = decoder.decode_all(&raw.stdout);
+        if let Some(e) = decoded.error {
+            return Err(e.into());
+        }
+        frames += decoded.frames;
+        events += decoded
+            .items
+            .iter()
+            .filter(|i| matches!(i, jostle_host_tools::decode::Item::Event(_)))
+            .count();
+        rounds += 1;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "decode       defmt frames -> typed events: {:.0} frames/s, {:.0} events/s, {:.1} MB/s ({} bytes x {rounds})",
+        frames as f64 / secs,
+        events as f64 / secs,
+        (raw.stdout.len() as f64 * f64::from(rounds)) / secs / 1e6,
+        raw.stdout.len()
+    );
+    Ok(())
 }
 
 /// Instructions per scheduling point and per switch, from the `sched_cost` test firmware:
@@ -272,6 +495,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args).map_err(anyhow::Error::from),
+        Command::Predict(args) => predict(args).map_err(anyhow::Error::from),
         Command::Bench(args) => bench(args),
     };
     match result {

@@ -6,6 +6,7 @@ pub mod config;
 pub mod event;
 pub mod rng;
 pub mod sched;
+pub mod site;
 pub mod strategy;
 
 #[cfg(any(feature = "cortex-m", feature = "host"))]

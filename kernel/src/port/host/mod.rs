@@ -2,16 +2,17 @@
 //! exactly one runs, so the same firmware logic runs under `cargo test` and on a workstation.
 //!
 //! Events are printed to stdout one a line, rendered exactly as the device's defmt frames
-//! are, so one parser serves both ports. Sites and memory locations are interned in order of
-//! first use, which makes them deterministic; each site's first use is preceded by a
-//! `J site <id> <file>:<line>:<col>` line. The configuration block is read from the file
+//! are, so one parser serves both ports. A site's id is a hash of its `file:line:col`
+//! ([`crate::site`]), stable across runs; each site's first use is preceded by a
+//! `J site <id> <file>:<line>:<col>` line. Memory locations are interned in order of first
+//! use, which makes them deterministic. The configuration block is read from the file
 //! named by the `JOSTLE_CONFIG` environment variable (same bytes as on the device).
 
 use crate::config::{Config, MAX_ARGS};
 use crate::event::{Event, Verdict};
 use crate::sched::{Core, Next, Op, Sink, TaskId};
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufWriter, Stdout, Write};
 use std::panic::Location;
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
@@ -32,6 +33,7 @@ struct State {
     core: Core<LineSink>,
     current: TaskId,
     sites: HashMap<(&'static str, u32, u32), u32>,
+    site_ids: HashSet<u32>,
     addrs: HashMap<usize, u32>,
     args: heapless::Vec<u32, MAX_ARGS>,
 }
@@ -124,6 +126,7 @@ pub fn run(main: fn()) -> ! {
         core: Core::new(&config, 0, sink),
         current: 0,
         sites: HashMap::new(),
+        site_ids: HashSet::new(),
         addrs: HashMap::new(),
         args: config.args.clone(),
     };
@@ -195,17 +198,23 @@ pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
     id
 }
 
-/// A site's id: interned in order of first use; the first use prints its definition.
+/// A site's id: [`crate::site::host_site_id`]; the first use prints its definition.
 pub fn site(loc: &'static Location<'static>) -> u32 {
     intern_site(&mut lock(), loc.file(), loc.line(), loc.column())
 }
 
-/// Interns (file, line, column), printing `J site` when it is new.
+/// Interns (file, line, column), printing `J site` when it is new. Two locations with the
+/// same hash (never seen; 32 bits) would give the later one the next free id, which the
+/// `J site` line records, so the trace stays exact.
 fn intern_site(st: &mut State, file: &'static str, line: u32, col: u32) -> u32 {
     if let Some(id) = st.sites.get(&(file, line, col)) {
         return *id;
     }
-    let id = st.sites.len() as u32 + 1;
+    let mut id = crate::site::host_site_id(file, line, col);
+    while st.site_ids.contains(&id) {
+        id = id.wrapping_add(1).max(1);
+    }
+    st.site_ids.insert(id);
     st.sites.insert((file, line, col), id);
     let _ = writeln!(st.core.sink().out, "J site {id} {file}:{line}:{col}");
     id

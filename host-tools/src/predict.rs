@@ -1,0 +1,270 @@
+//! Phase I on the host: traces in, a [`Prediction`] out.
+//!
+//! A trace comes from a run of this tool (QEMU or the host port) or from a saved
+//! `jostle run --json` stream; either way it is a list of typed events plus the source location
+//! of each site. The checker's analyses see only the events; the locations are carried into
+//! the prediction file so that it can be printed and targeted without the ELF.
+
+use crate::error::JostleError;
+use crate::run::RunOutcome;
+use jostle_checker::{CandidateKind, Options, Prediction, fnv1a64, predict};
+use jostle_kernel::Event;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// One trace: the events of one run and where its sites are.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// The events, in order.
+    pub events: Vec<Event>,
+    /// `file:line:col` of each site the run resolved.
+    pub sites: BTreeMap<u32, String>,
+}
+
+impl Trace {
+    /// The trace of a decoded run.
+    pub fn of_run(run: &RunOutcome) -> Trace {
+        Trace {
+            events: run.events.clone(),
+            sites: run
+                .sites
+                .iter()
+                .map(|(id, loc)| (*id, loc.to_string()))
+                .collect(),
+        }
+    }
+}
+
+/// Runs the analyses over one trace, numbered `trace_id` in the witnesses.
+pub fn predict_trace(trace: &Trace, trace_id: u32, options: &Options) -> Prediction {
+    let options = Options {
+        trace_id,
+        ..options.clone()
+    };
+    let mut prediction = predict(&trace.events, &options);
+    // Only the sites the prediction names: the file stays small and says what it needs.
+    let mut named: Vec<u32> = prediction
+        .candidates
+        .iter()
+        .flat_map(|c| {
+            c.sites.iter().chain(&c.breakpoints).copied().chain(
+                c.evidence
+                    .patterns
+                    .iter()
+                    .flat_map(|p| [p.block, p.first_acquire, p.reacquire]),
+            )
+        })
+        .chain(prediction.relations.iter().map(|r| r.frame))
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    prediction.site_locations = named
+        .into_iter()
+        .filter_map(|s| Some((s, trace.sites.get(&s)?.clone())))
+        .collect();
+    prediction
+}
+
+/// The fingerprint of a firmware image: its file name and FNV-1a 64 of its bytes.
+pub fn fingerprint(path: &Path) -> Result<String, JostleError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| JostleError::io(format!("reading {}", path.display()), e))?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    Ok(format!("{name}@{:016x}", fnv1a64(&bytes)))
+}
+
+/// Reads the traces of a saved `jostle run --json` stream: event objects, each run closed by
+/// its summary object. Several runs may be concatenated. `source` names the input in errors.
+pub fn traces_from_json(text: &str, source: &str) -> Result<Vec<Trace>, JostleError> {
+    let bad = |line: usize, what: String| JostleError::BadTrace(format!("{source}:{line}: {what}"));
+    let mut traces = Vec::new();
+    let mut current = Trace::default();
+    let mut open = false;
+    for (n, line) in text.lines().enumerate() {
+        let n = n + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| bad(n, format!("not JSON ({e})")))?;
+        if value.get("summary").and_then(|s| s.as_bool()) == Some(true) {
+            if let Some(err) = value.get("error").and_then(|e| e.as_str()) {
+                return Err(bad(n, format!("the run ended with an error: {err}")));
+            }
+            traces.push(std::mem::take(&mut current));
+            open = false;
+            continue;
+        }
+        let event: Event = serde_json::from_value(value.clone())
+            .map_err(|e| bad(n, format!("not a Jostle event ({e})")))?;
+        if let (Some(site), Some(text)) = (event.site(), value.get("site").and_then(|s| s.as_str()))
+        {
+            // `site#…` is how an unresolved site is printed: no location to keep.
+            if !text.starts_with("site#") {
+                current.sites.entry(site).or_insert_with(|| text.to_owned());
+            }
+        }
+        current.events.push(event);
+        open = true;
+    }
+    if open {
+        return Err(JostleError::BadTrace(format!(
+            "{source}: ends without a summary object after {} events (truncated?)",
+            current.events.len()
+        )));
+    }
+    if traces.is_empty() {
+        return Err(JostleError::BadTrace(format!(
+            "{source}: no run in it (expected `jostle run --json` output)"
+        )));
+    }
+    Ok(traces)
+}
+
+/// A site as `file:line:col` when the prediction knows it.
+pub fn site_text(prediction: &Prediction, site: u32) -> String {
+    prediction
+        .site_locations
+        .get(&site)
+        .cloned()
+        .unwrap_or_else(|| format!("site#{site:#x}"))
+}
+
+/// Prints the candidates, one block each, with their sites in the source.
+pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::io::Result<()> {
+    let site = |s: u32| site_text(prediction, s);
+    for c in &prediction.candidates {
+        let analyses: Vec<&str> = c
+            .evidence
+            .analyses
+            .iter()
+            .map(|a| match a {
+                jostle_checker::Analysis::Hybrid => "hybrid",
+                jostle_checker::Analysis::HappensBefore => "happened",
+                jostle_checker::Analysis::PreciseLockset => "precise-lockset",
+                jostle_checker::Analysis::Eraser => "eraser",
+                jostle_checker::Analysis::AtomicityPattern => "atomic-block",
+                jostle_checker::Analysis::AtomizerHeuristic => "atomizer",
+                jostle_checker::Analysis::Igoodlock => "igoodlock",
+            })
+            .collect();
+        let tasks: Vec<String> = c.evidence.tasks.iter().map(|t| format!("t{t}")).collect();
+        writeln!(
+            out,
+            "{:<9} {}  tasks {}  [{}]",
+            c.kind.name(),
+            c.id,
+            tasks.join(","),
+            analyses.join(", ")
+        )?;
+        match c.kind {
+            CandidateKind::Race => {
+                for s in &c.sites {
+                    writeln!(out, "    access at {}", site(*s))?;
+                }
+                let locations: Vec<String> = c
+                    .evidence
+                    .locations
+                    .iter()
+                    .map(|l| format!("{l:#010x}"))
+                    .collect();
+                writeln!(out, "    on {}", locations.join(", "))?;
+            }
+            CandidateKind::Atomicity => {
+                for p in &c.evidence.patterns {
+                    writeln!(out, "    atomic block at {}", site(p.block))?;
+                    writeln!(
+                        out,
+                        "    lock {:#010x} (class {:#x}) acquired at {}",
+                        p.lock.id,
+                        p.lock.class,
+                        site(p.first_acquire)
+                    )?;
+                    writeln!(out, "    and again at {}", site(p.reacquire))?;
+                }
+            }
+            CandidateKind::Deadlock => {
+                if let Some(cycle) = c.evidence.cycles.first() {
+                    for comp in &cycle.components {
+                        let held: Vec<String> = comp
+                            .held
+                            .iter()
+                            .map(|l| format!("{:#010x}", l.id))
+                            .collect();
+                        writeln!(
+                            out,
+                            "    t{} holding {{{}}} acquires {:#010x} at {}",
+                            comp.task,
+                            held.join(", "),
+                            comp.wanted.id,
+                            site(comp.site)
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{} candidates ({} races, {} atomicity, {} deadlocks), {} may-trigger relations",
+        prediction.candidates.len(),
+        prediction.of_kind(CandidateKind::Race).count(),
+        prediction.of_kind(CandidateKind::Atomicity).count(),
+        prediction.of_kind(CandidateKind::Deadlock).count(),
+        prediction.relations.len()
+    )
+}
+
+/// Writes the prediction file (pretty JSON), creating its directory.
+pub fn write_prediction(prediction: &Prediction, path: &Path) -> Result<(), JostleError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| JostleError::io(format!("creating {}", dir.display()), e))?;
+    }
+    // Write then rename, so an interrupted write never leaves half a file behind.
+    let tmp = path.with_extension("json.partial");
+    std::fs::write(&tmp, prediction.to_json() + "\n")
+        .map_err(|e| JostleError::io(format!("writing {}", tmp.display()), e))?;
+    std::fs::rename(&tmp, path)
+        .map_err(|e| JostleError::io(format!("writing {}", path.display()), e))
+}
+
+/// Reads a prediction file.
+pub fn read_prediction(path: &Path) -> Result<Prediction, JostleError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| JostleError::io(format!("reading {}", path.display()), e))?;
+    Prediction::from_json(&text).map_err(|e| {
+        JostleError::BadPrediction(format!("{}: not a prediction file ({e})", path.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RUN: &str = r#"{"event":"run_start","seed":0,"strategy":0,"trace":2,"run":0}
+{"event":"write","t":1,"s":7,"a":1,"site":"src/a.rs:3:5"}
+{"event":"read","t":2,"s":9,"a":1,"site":"src/a.rs:9:5"}
+{"event":"run_end","verdict":0,"steps":3}
+{"summary":true,"verdict":"pass","error":null}
+"#;
+
+    #[test]
+    fn reads_saved_runs_and_refuses_truncated_ones() {
+        let two = format!("{RUN}{RUN}");
+        let traces = traces_from_json(&two, "t.jsonl").unwrap();
+        assert_eq!(traces.len(), 2);
+        assert_eq!(traces[0].events.len(), 4);
+        assert_eq!(traces[0].sites[&7], "src/a.rs:3:5");
+        let cut = RUN.lines().take(3).collect::<Vec<_>>().join("\n");
+        let err = traces_from_json(&cut, "t.jsonl").unwrap_err();
+        assert_eq!(err.exit_code(), 29, "{err}");
+        let err = traces_from_json("{\"event\":\"nope\"}\n", "t.jsonl").unwrap_err();
+        assert!(
+            err.to_string().starts_with("t.jsonl:1: not a Jostle event"),
+            "{err}"
+        );
+        assert!(traces_from_json("", "t.jsonl").is_err());
+    }
+}
