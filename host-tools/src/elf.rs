@@ -137,6 +137,46 @@ impl Firmware {
     }
 }
 
+impl Firmware {
+    /// Every site id (address of a `Location` record) at `file:line:col`. A source location
+    /// can have more than one record, and a file named by its path's tail matches too.
+    pub fn find_site(&self, file: &str, line: u32, col: u32) -> Vec<u32> {
+        let mut found = Vec::new();
+        for (base, data) in &self.segments {
+            let words = data.len() / 4;
+            for i in 0..words.saturating_sub(3) {
+                let w = |k: usize| {
+                    let at = 4 * (i + k);
+                    u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]])
+                };
+                // Cheap filter before the full read: the line and column are among the words.
+                let has = |v: u32| (0..4).any(|k| w(k) == v);
+                if !has(line) || !has(col) {
+                    continue;
+                }
+                let addr = (*base as usize + 4 * i) as u32;
+                if let Some(loc) = self.resolve_site(addr)
+                    && loc.line == line
+                    && loc.col == col
+                    && same_file(&loc.file, file)
+                {
+                    found.push(addr);
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Do two spellings name the same source file (equal, or one is a path tail of the other)?
+pub fn same_file(a: &str, b: &str) -> bool {
+    let tail = |long: &str, short: &str| {
+        long.strip_suffix(short)
+            .is_some_and(|rest| rest.is_empty() || rest.ends_with('/'))
+    };
+    tail(a, b) || tail(b, a)
+}
+
 /// Site ids resolved to source, filled from the ELF and from `J site` side frames.
 #[derive(Default, Clone, Debug)]
 pub struct Sites {

@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod confirm;
 pub mod decode;
 pub mod elf;
 pub mod error;
@@ -10,6 +11,8 @@ pub mod predict;
 pub mod process;
 pub mod qemu;
 pub mod run;
+pub mod runner;
+pub mod targeting;
 
 pub use error::JostleError;
 pub use run::{Outcome, Port, RunOutcome};

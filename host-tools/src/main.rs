@@ -5,7 +5,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use jostle_host_tools::build::{QEMU_TARGET, cargo_build};
 use jostle_host_tools::elf::Firmware;
 use jostle_host_tools::qemu::Qemu;
-use jostle_host_tools::{JostleError, RunOutcome, hostport};
+use jostle_host_tools::runner::Runner;
+use jostle_host_tools::{JostleError, RunOutcome};
+use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel};
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,6 +29,9 @@ enum Command {
     /// Phase I: run the firmware under N seeds (or read saved traces) and predict races,
     /// atomicity violations and deadlocks; write the prediction file.
     Predict(PredictArgs),
+    /// Phase II: run a strategy against a target (or every fitting candidate of the
+    /// prediction file) under many seeds, and tally how often the bug is made real.
+    Confirm(ConfirmArgs),
     /// Measure runs per second on QEMU, decode throughput and the kernel's instruction costs.
     Bench(BenchArgs),
 }
@@ -54,10 +59,66 @@ enum Trace {
     Results,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum StrategyArg {
+    /// Uniform among enabled tasks.
+    Random,
+    /// RaceFuzzer: make a predicted race real.
+    Race,
+    /// AtomFuzzer: make an atomicity violation real.
+    Atom,
+    /// DeadlockFuzzer: close a predicted lock cycle.
+    Deadlock,
+    /// PCT (probabilistic concurrency testing): random priorities and change points.
+    Pct,
+}
+
+impl StrategyArg {
+    fn id(self) -> StrategyId {
+        match self {
+            StrategyArg::Random => StrategyId::Random,
+            StrategyArg::Race => StrategyId::Race,
+            StrategyArg::Atom => StrategyId::Atom,
+            StrategyArg::Deadlock => StrategyId::Deadlock,
+            StrategyArg::Pct => StrategyId::Pct,
+        }
+    }
+}
+
+/// How an active run is steered.
+#[derive(Args, Clone)]
+struct StrategyArgs {
+    /// The scheduling strategy.
+    #[arg(long, value_enum, default_value = "random")]
+    strategy: StrategyArg,
+    /// What to aim at: a candidate id from the prediction file, or sites
+    /// `file.rs:LINE:COL,file.rs:LINE:COL`.
+    #[arg(long)]
+    target: Option<String>,
+    /// The prediction file that candidate ids come from.
+    #[arg(long, default_value = "jostle-report/prediction.json")]
+    prediction: PathBuf,
+    /// AtomFuzzer's pause probability q.
+    #[arg(long, default_value_t = 0.5)]
+    q: f64,
+    /// PCT's depth d (bugs of depth d are found with probability >= 1/(n k^(d-1))).
+    #[arg(long, default_value_t = 3)]
+    pct_depth: u32,
+    /// PCT's step bound k, in scheduling steps (0: the length of a Random run of the same
+    /// seed, measured first).
+    #[arg(long, default_value_t = 0)]
+    pct_steps: u32,
+    /// Scheduling steps a postponed task may wait before it is released.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_LIVELOCK_BOUND)]
+    livelock_bound: u32,
+}
+
 #[derive(Args)]
 struct RunArgs {
     #[command(flatten)]
     firmware: FirmwareArgs,
+    #[command(flatten)]
+    steer: StrategyArgs,
     /// Seed of the scheduler.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -130,6 +191,38 @@ struct PredictArgs {
 }
 
 #[derive(Args)]
+struct ConfirmArgs {
+    #[command(flatten)]
+    firmware: FirmwareArgs,
+    #[command(flatten)]
+    steer: StrategyArgs,
+    /// Runs per target (seeds --seed, --seed+1, ...).
+    #[arg(long, default_value_t = 200)]
+    runs: u32,
+    /// First seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A firmware argument (repeat for more).
+    #[arg(long = "arg")]
+    args: Vec<u32>,
+    /// Most scheduling steps per run.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    step_limit: u32,
+    /// Wall-clock limit of each run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Run on the host port instead of QEMU.
+    #[arg(long)]
+    host: bool,
+    /// One JSON object per row.
+    #[arg(long)]
+    json: bool,
+    /// A label printed at the start of each row (e.g. the example and its filler).
+    #[arg(long, default_value = "")]
+    label: String,
+}
+
+#[derive(Args)]
 struct BenchArgs {
     #[command(flatten)]
     firmware: FirmwareArgs,
@@ -179,59 +272,66 @@ fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
     Ok(config)
 }
 
-/// Where runs happen: a loaded ELF on QEMU, or a host-port executable.
-enum Target {
-    Qemu(Box<Firmware>, Qemu),
-    Host(PathBuf, Duration),
-}
-
-impl Target {
-    fn new(path: PathBuf, host: bool, timeout: f64) -> Result<Target, JostleError> {
-        let timeout = Duration::from_secs_f64(timeout.max(0.001));
-        Ok(if host {
-            Target::Host(path, timeout)
-        } else {
-            let qemu = Qemu {
-                timeout,
-                ..Qemu::default()
+/// Sets the strategy, its parameters and the target's breakpoints.
+fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<(), JostleError> {
+    use jostle_host_tools::predict::{fingerprint, read_prediction};
+    use jostle_host_tools::targeting::{
+        SiteSpace, candidate, candidate_breakpoints, is_candidate_id, site_breakpoints,
+        strategy_name,
+    };
+    let strategy = args.strategy.id();
+    config.strategy = strategy;
+    config.livelock_bound = args.livelock_bound.max(1);
+    config.params = match strategy {
+        StrategyId::Atom => {
+            if !(0.0..=1.0).contains(&args.q) || args.q == 0.0 {
+                return Err(JostleError::Usage("--q must be in (0, 1]".into()));
+            }
+            let one = f64::from(jostle_kernel::strategy::Q_ONE);
+            [(args.q * one).round().max(1.0) as u32, 0, 0, 0]
+        }
+        StrategyId::Pct => [args.pct_depth.max(1), args.pct_steps, 0, 0],
+        _ => [0; 4],
+    };
+    let space = match target {
+        Runner::Qemu(fw, _) => SiteSpace::Elf(fw),
+        Runner::Host(..) => SiteSpace::Host,
+    };
+    let breakpoints = match &args.target {
+        None if matches!(strategy, StrategyId::Race | StrategyId::Deadlock) => {
+            return Err(JostleError::Usage(format!(
+                "--strategy {} needs --target (a candidate id or sites)",
+                strategy_name(strategy)
+            )));
+        }
+        None => Vec::new(),
+        Some(spec) if is_candidate_id(spec) => {
+            let prediction = read_prediction(&args.prediction)?;
+            let same_image = match &prediction.firmware {
+                Some(f) => *f == fingerprint(target.path())?,
+                None => false,
             };
-            Target::Qemu(Box::new(Firmware::load(&path)?), qemu)
-        })
-    }
-
-    fn path(&self) -> &std::path::Path {
-        match self {
-            Target::Qemu(fw, _) => &fw.path,
-            Target::Host(path, _) => path,
+            let c = candidate(&prediction, spec)?;
+            candidate_breakpoints(c, &prediction, strategy, &space, same_image)?
         }
-    }
-
-    /// One run; `block` replaces the configuration block built from `config` (QEMU only).
-    fn run(&self, config: Config, block: Option<&PathBuf>) -> Result<RunOutcome, JostleError> {
-        match self {
-            Target::Host(_, _) if block.is_some() => Err(JostleError::Usage(
-                "--config-file is for QEMU runs; use the JOSTLE_CONFIG variable on the host port"
-                    .into(),
-            )),
-            Target::Host(path, timeout) => {
-                let raw = hostport::run(path, &config, *timeout)?;
-                Ok(RunOutcome::from_host(config, raw))
-            }
-            Target::Qemu(fw, qemu) => {
-                let raw = match block {
-                    Some(block) => qemu.run_with_block(fw, Some(block))?,
-                    None => qemu.run(fw, &config)?,
-                };
-                Ok(RunOutcome::from_qemu(fw, config, raw))
-            }
+        Some(spec) => {
+            let sites: Vec<&str> = spec.split(',').collect();
+            site_breakpoints(&sites, strategy, &space)?
         }
-    }
+    };
+    config.breakpoints = heapless::Vec::from_slice(&breakpoints)
+        .map_err(|()| JostleError::Usage("too many breakpoints".into()))?;
+    Ok(())
 }
 
 fn run(args: RunArgs) -> Result<u8, JostleError> {
-    let config = config_of(&args)?;
+    let mut config = config_of(&args)?;
     let path = resolve_firmware(&args.firmware, args.host)?;
-    let target = Target::new(path, args.host, args.timeout)?;
+    let target = Runner::new(path, args.host, args.timeout)?;
+    steer(&mut config, &args.steer, &target)?;
+    if config.strategy == StrategyId::Pct && config.params[1] == 0 {
+        config.params[1] = jostle_host_tools::confirm::measure_steps(&target, &config)?;
+    }
     let outcome = target.run(config, args.config_file.as_ref())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -277,6 +377,15 @@ fn predict(args: PredictArgs) -> Result<u8, JostleError> {
         }
         let run_args = RunArgs {
             firmware: args.firmware.clone(),
+            steer: StrategyArgs {
+                strategy: StrategyArg::Random,
+                target: None,
+                prediction: args.out.clone(),
+                q: 0.5,
+                pct_depth: 3,
+                pct_steps: 0,
+                livelock_bound: jostle_kernel::config::DEFAULT_LIVELOCK_BOUND,
+            },
             seed: 0,
             step_limit: args.step_limit,
             trace: Trace::Full,
@@ -288,7 +397,7 @@ fn predict(args: PredictArgs) -> Result<u8, JostleError> {
         };
         let base = config_of(&run_args)?;
         let path = resolve_firmware(&args.firmware, args.host)?;
-        let target = Target::new(path, args.host, args.timeout)?;
+        let target = Runner::new(path, args.host, args.timeout)?;
         prediction.firmware = Some(fingerprint(target.path())?);
         for i in 0..args.runs {
             let seed = args.seed.wrapping_add(u64::from(i));
@@ -335,6 +444,110 @@ fn predict(args: PredictArgs) -> Result<u8, JostleError> {
             Err(e)
         }
         None => Ok(0),
+    }
+}
+
+fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
+    use jostle_host_tools::predict::{read_prediction, site_text};
+    use jostle_host_tools::targeting::{strategy_for, strategy_name};
+    let run_args = RunArgs {
+        firmware: args.firmware.clone(),
+        steer: args.steer.clone(),
+        seed: 0,
+        step_limit: args.step_limit,
+        trace: Trace::Results,
+        args: args.args.clone(),
+        json: false,
+        timeout: args.timeout,
+        host: args.host,
+        config_file: None,
+    };
+    let base = config_of(&run_args)?;
+    let path = resolve_firmware(&args.firmware, args.host)?;
+    let runner = Runner::new(path, args.host, args.timeout)?;
+    let strategy = args.steer.strategy.id();
+    // (what the row is about, the steering for it)
+    let mut targets: Vec<(String, StrategyArgs)> = Vec::new();
+    if let Some(spec) = &args.steer.target {
+        targets.push((spec.clone(), args.steer.clone()));
+    } else {
+        let prediction = if args.steer.prediction.exists() {
+            Some(read_prediction(&args.steer.prediction)?)
+        } else {
+            None
+        };
+        for c in prediction.iter().flat_map(|p| {
+            p.candidates
+                .iter()
+                .filter(|c| {
+                    matches!(strategy, StrategyId::Random | StrategyId::Pct)
+                        || strategy_for(c.kind) == strategy
+                })
+                .map(move |c| (p, c))
+        }) {
+            let (p, c) = c;
+            let sites: Vec<String> = c.sites.iter().map(|s| site_text(p, *s)).collect();
+            let steer = StrategyArgs {
+                target: Some(c.id.clone()),
+                ..args.steer.clone()
+            };
+            targets.push((
+                format!("{} {} {}", c.kind.name(), c.id, sites.join(" ")),
+                steer,
+            ));
+        }
+        if targets.is_empty() {
+            if matches!(strategy, StrategyId::Race | StrategyId::Deadlock) {
+                return Err(JostleError::BadPrediction(format!(
+                    "{}: no candidate for --strategy {} (run `jostle predict` first, or give --target)",
+                    args.steer.prediction.display(),
+                    strategy_name(strategy)
+                )));
+            }
+            targets.push(("untargeted".into(), args.steer.clone()));
+        }
+    }
+    let stdout = std::io::stdout();
+    for (what, steer_args) in targets {
+        let mut config = base.clone();
+        steer(&mut config, &steer_args, &runner)?;
+        let tally = jostle_host_tools::confirm::tally(&runner, &config, args.seed, args.runs)?;
+        let mut out = stdout.lock();
+        let mut name = strategy_name(strategy).to_owned();
+        if strategy == StrategyId::Atom {
+            name += &format!(" q={}", args.steer.q);
+        }
+        let printed = if args.json {
+            writeln!(
+                out,
+                "{}",
+                serde_json::json!({
+                    "label": args.label,
+                    "strategy": name,
+                    "target": what,
+                    "args": args.args,
+                    "first_seed": args.seed,
+                    "tally": tally,
+                })
+            )
+        } else {
+            writeln!(
+                out,
+                "{}{name:<10} {what}\n    {}",
+                label_prefix(&args.label),
+                tally.line()
+            )
+        };
+        printed.map_err(|e| JostleError::io("writing the output", e))?;
+    }
+    Ok(0)
+}
+
+fn label_prefix(label: &str) -> String {
+    if label.is_empty() {
+        String::new()
+    } else {
+        format!("{label:<18} ")
     }
 }
 
@@ -496,6 +709,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(args).map_err(anyhow::Error::from),
         Command::Predict(args) => predict(args).map_err(anyhow::Error::from),
+        Command::Confirm(args) => confirm(args).map_err(anyhow::Error::from),
         Command::Bench(args) => bench(args),
     };
     match result {

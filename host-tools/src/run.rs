@@ -263,7 +263,7 @@ impl RunOutcome {
             writeln!(
                 out,
                 "{step_col:>5}  {task:<4}  {:<30}  {site}",
-                describe(ev)
+                describe(ev, |s| self.site_text(s))
             )?;
         }
         for log in &self.logs {
@@ -329,11 +329,33 @@ impl RunOutcome {
         writeln!(out, "{}", serde_json::to_string(&self.summary())?)
     }
 
+    /// Was a targeted bug made real (a `RealRace`, `AtomicityViolation` or
+    /// `DeadlockConfirmed` event)?
+    pub fn confirmed(&self) -> bool {
+        self.events.iter().any(is_finding)
+    }
+
+    /// Did a failure (panic, stack overflow, fault) follow a confirmation? Such a bug is
+    /// harmful; a confirmed bug the run survives may be benign.
+    pub fn harmful(&self) -> bool {
+        let Some(first) = self.events.iter().position(is_finding) else {
+            return false;
+        };
+        self.events[first..].iter().any(|e| {
+            matches!(
+                e,
+                Event::TaskPanic { .. } | Event::StackOverflow { .. } | Event::HardFault { .. }
+            )
+        }) || matches!(self.outcome, Some(Outcome::Verdict(Verdict::Deadlock)))
+    }
+
     /// The summary object of `--json`.
     pub fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "summary": true,
             "verdict": self.outcome.map(|o| o.name()),
+            "confirmed": self.confirmed(),
+            "harmful": self.harmful(),
             "seed": self.config.seed,
             "steps": self.steps,
             "strategy": self.config.strategy,
@@ -366,7 +388,34 @@ struct JsonEvent<'a> {
 
 /// Does this event record an executed scheduling step?
 fn is_step(ev: &Event) -> bool {
-    ev.kind().level() > jostle_kernel::TraceLevel::Results && !matches!(ev, Event::TaskExit { .. })
+    matches!(
+        ev,
+        Event::Spawn { .. }
+            | Event::TaskStart { .. }
+            | Event::Join { .. }
+            | Event::Read { .. }
+            | Event::Write { .. }
+            | Event::Update { .. }
+            | Event::Acquire { .. }
+            | Event::Release { .. }
+            | Event::AtomicEnter { .. }
+            | Event::AtomicExit { .. }
+            | Event::Signal { .. }
+            | Event::Wait { .. }
+            | Event::CsEnter { .. }
+            | Event::CsExit { .. }
+            | Event::Yield { .. }
+            | Event::FrameEnter { .. }
+            | Event::FrameExit { .. }
+    )
+}
+
+/// Is this event a targeted bug made real (a confirmation)?
+pub fn is_finding(ev: &Event) -> bool {
+    matches!(
+        ev,
+        Event::RealRace { .. } | Event::AtomicityViolation { .. } | Event::DeadlockConfirmed { .. }
+    )
 }
 
 /// The operation's name, as printed and compared across ports.
@@ -392,6 +441,12 @@ fn operation(ev: &Event) -> &'static str {
         Event::FrameEnter { .. } => "frame-enter",
         Event::FrameExit { .. } => "frame-exit",
         Event::Blocked { .. } => "blocked",
+        Event::Postpone { .. } => "postpone",
+        Event::Thrash { .. } => "thrash",
+        Event::LivelockRelease { .. } => "livelock-release",
+        Event::RealRace { .. } => "REAL RACE",
+        Event::AtomicityViolation { .. } => "ATOMICITY VIOLATION",
+        Event::DeadlockConfirmed { .. } => "DEADLOCK",
         Event::TaskPanic { .. } => "panic",
         Event::StackOverflow { .. } => "stack-overflow",
         Event::HardFault { .. } => "hardfault",
@@ -400,8 +455,8 @@ fn operation(ev: &Event) -> &'static str {
     }
 }
 
-/// The operation and its operands, for the interleaving.
-fn describe(ev: &Event) -> String {
+/// The operation and its operands, for the interleaving; `site_text` names other sites.
+fn describe(ev: &Event, site_text: impl Fn(u32) -> String) -> String {
     let operands = match *ev {
         Event::Spawn { child, .. } => format!(" t{child}"),
         Event::Join { child, .. } => format!(" t{child}"),
@@ -410,6 +465,17 @@ fn describe(ev: &Event) -> String {
         }
         Event::Acquire { l, .. } | Event::Release { l, .. } => format!(" lock {l:#010x}"),
         Event::Signal { g, .. } | Event::Wait { g, .. } => format!(" {g:#010x}"),
+        Event::LivelockRelease { steps, .. } => format!(" after {steps} steps"),
+        Event::RealRace { t2, s2, a, .. } => {
+            format!(" on {a:#010x}, first; then t{t2} at {}", site_text(s2))
+        }
+        Event::AtomicityViolation { l, by, s, .. } => format!(
+            " in this block: lock {l:#010x} taken by t{by} at {} before the re-acquire",
+            site_text(s)
+        ),
+        Event::DeadlockConfirmed { l, holder, .. } => {
+            format!(" waits for lock {l:#010x} held by t{holder}")
+        }
         Event::Blocked {
             kind, on, holder, ..
         } => {

@@ -52,6 +52,15 @@ pub const DEFAULT_LIVELOCK_BOUND: u32 = 1_000;
 pub enum StrategyId {
     /// Uniform over enabled tasks (atomfuzzer-fse08 Algorithm 1, SimpleFuzzer).
     Random = 0,
+    /// RaceFuzzer: breakpoints are the racing pair's sites.
+    Race = 1,
+    /// AtomFuzzer: `params[0]` is the pause probability q in units of 1/65536 (0: 0.5);
+    /// breakpoints (optional) name the block and re-acquire sites.
+    Atom = 2,
+    /// DeadlockFuzzer: breakpoints are the cycle's acquire and context sites.
+    Deadlock = 3,
+    /// PCT: `params[0]` is the depth d (0: 3), `params[1]` the step bound k (0: 1000).
+    Pct = 5,
 }
 
 impl StrategyId {
@@ -59,6 +68,10 @@ impl StrategyId {
     pub fn from_u8(v: u8) -> Option<Self> {
         match v {
             0 => Some(Self::Random),
+            1 => Some(Self::Race),
+            2 => Some(Self::Atom),
+            3 => Some(Self::Deadlock),
+            5 => Some(Self::Pct),
             _ => None,
         }
     }

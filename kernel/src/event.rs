@@ -224,6 +224,23 @@ events! {
     FrameEnter [Sync] "FE t={=u8} s={=u32}" { t: u8, s: u32 },
     /// Exit of the frame entered at site `s`.
     FrameExit [Sync] "FX t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// The strategy postponed task `t` before its operation at site `s` (CalFuzzer's
+    /// `postponed` set).
+    Postpone [Sync] "J postpone t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// Every enabled task was postponed: task `t` was released and runs (thrashing).
+    Thrash [Sync] "J thrash t={=u8}" { t: u8 },
+    /// Task `t` stayed postponed for the livelock bound of `steps` scheduling steps and was
+    /// released.
+    LivelockRelease [Sync] "J livelock t={=u8} steps={=u32}" { t: u8, steps: u32 },
+    /// A real race on location `a`: task `t` at site `s` and task `t2` at site `s2` were both
+    /// about to access it (one writes); `t` went first.
+    RealRace [Results] "J race t={=u8} s={=u32} t2={=u8} s2={=u32} a={=u32}" { t: u8, s: u32, t2: u8, s2: u32, a: u32 },
+    /// A real atomicity violation: task `t`, inside the atomic block entered at `block`, was
+    /// about to re-acquire lock `l` when task `by` acquired it at site `s`.
+    AtomicityViolation [Results] "J atomicity t={=u8} block={=u32} l={=u32} by={=u8} s={=u32}" { t: u8, block: u32, l: u32, by: u8, s: u32 },
+    /// One edge of a real deadlock cycle: task `t`, stopped at site `s`, waits for lock `l`
+    /// held by `holder` (the edges follow each other around the cycle).
+    DeadlockConfirmed [Results] "J deadlock t={=u8} s={=u32} l={=u32} holder={=u8}" { t: u8, s: u32, l: u32, holder: u8 },
     /// Deadlock report: task `t`, stopped at site `s`, waits (`kind`, see `WaitKind`) on `on`, held by `holder`.
     Blocked [Results] "J blocked t={=u8} s={=u32} kind={=u8} on={=u32} holder={=u8}" { t: u8, s: u32, kind: u8, on: u32, holder: u8 },
     /// Task `t` panicked at site `s` (the message, if any, precedes it in a side frame).
@@ -276,6 +293,12 @@ impl Event {
             | Event::FrameEnter { t, .. }
             | Event::FrameExit { t, .. }
             | Event::Blocked { t, .. }
+            | Event::Postpone { t, .. }
+            | Event::Thrash { t }
+            | Event::LivelockRelease { t, .. }
+            | Event::RealRace { t, .. }
+            | Event::AtomicityViolation { t, .. }
+            | Event::DeadlockConfirmed { t, .. }
             | Event::TaskPanic { t, .. }
             | Event::StackOverflow { t, .. }
             | Event::HardFault { t, .. } => Some(t),
@@ -301,7 +324,11 @@ impl Event {
             | Event::FrameEnter { s, .. }
             | Event::FrameExit { s, .. }
             | Event::Blocked { s, .. }
+            | Event::Postpone { s, .. }
+            | Event::RealRace { s, .. }
+            | Event::DeadlockConfirmed { s, .. }
             | Event::TaskPanic { s, .. } => Some(s),
+            Event::AtomicityViolation { block, .. } => Some(block),
             _ => None,
         }
     }

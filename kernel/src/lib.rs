@@ -8,6 +8,7 @@ pub mod rng;
 pub mod sched;
 pub mod site;
 pub mod strategy;
+pub mod targets;
 
 #[cfg(any(feature = "cortex-m", feature = "host"))]
 mod api;

@@ -13,13 +13,83 @@
 use crate::config::Config;
 use crate::event::{Event, NO_TASK, TraceLevel, Verdict, WaitKind};
 use crate::rng::SchedRng;
-use crate::strategy::{AnyStrategy, Choice, Strategy};
+use crate::strategy::{AnyStrategy, Check, Strategy, View};
+use crate::targets::{Targets, Tracker};
 use rand_core::SeedableRng;
 
 /// A task's index in the task table.
 pub type TaskId = u8;
 /// Most tasks alive in one run (task 0 is the main task).
 pub const MAX_TASKS: usize = 8;
+
+/// A set of tasks, one bit per task id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskSet(pub u8);
+
+impl TaskSet {
+    /// No task.
+    pub const EMPTY: TaskSet = TaskSet(0);
+
+    /// Adds `t`.
+    pub fn insert(&mut self, t: TaskId) {
+        self.0 |= 1 << t;
+    }
+
+    /// Removes `t`.
+    pub fn remove(&mut self, t: TaskId) {
+        self.0 &= !(1 << t);
+    }
+
+    /// Is `t` in the set?
+    pub fn contains(self, t: TaskId) -> bool {
+        self.0 & (1 << t) != 0
+    }
+
+    /// Is the set empty?
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Number of tasks.
+    pub fn len(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// The `n`-th task in id order (`n < len()`).
+    pub fn nth(self, n: u32) -> TaskId {
+        let mut bits = self.0;
+        for _ in 0..n {
+            bits &= bits - 1;
+        }
+        bits.trailing_zeros() as TaskId
+    }
+
+    /// The tasks in id order.
+    pub fn iter(self) -> impl Iterator<Item = TaskId> {
+        (0..MAX_TASKS as TaskId).filter(move |t| self.contains(*t))
+    }
+
+    /// Tasks in both sets.
+    pub fn and(self, other: TaskSet) -> TaskSet {
+        TaskSet(self.0 & other.0)
+    }
+
+    /// Tasks in `self` but not in `other`.
+    pub fn minus(self, other: TaskSet) -> TaskSet {
+        TaskSet(self.0 & !other.0)
+    }
+
+    /// Tasks stopped at a scheduling point.
+    pub fn stopped(slots: &[Slot]) -> TaskSet {
+        let mut set = TaskSet::EMPTY;
+        for (i, slot) in slots.iter().enumerate() {
+            if slot.pending().is_some() {
+                set.insert(i as TaskId);
+            }
+        }
+        set
+    }
+}
 /// Most locks held at once, and most signals with pending counts.
 pub const MAX_LOCKS: usize = 16;
 
@@ -163,6 +233,17 @@ pub struct Core<K: Sink> {
     trace: TraceLevel,
     rng: SchedRng,
     strategy: AnyStrategy,
+    /// CalFuzzer's `postponed` set.
+    postponed: TaskSet,
+    /// The step at which each postponed task was postponed (the livelock bound's clock).
+    postponed_at: [u32; MAX_TASKS],
+    livelock_bound: u32,
+    /// Tasks that execute before any other choice, in id order (released or resolved).
+    forced: TaskSet,
+    targets: Targets,
+    /// Whether `targets` can report anything (the check is skipped otherwise).
+    checking: bool,
+    tracker: Tracker,
     sink: K,
 }
 
@@ -177,6 +258,12 @@ impl<K: Sink> Core<K> {
         });
         let mut slots = [Slot::Free; MAX_TASKS];
         slots[0] = Slot::Alive(Some(Op::Start));
+        let mut rng = SchedRng::seed_from_u64(config.seed);
+        let strategy = AnyStrategy::from_config(config, &mut rng);
+        let mut targets = Targets::new(&config.breakpoints);
+        // AtomFuzzer with no block targeted aims at every block (atomfuzzer-fse08).
+        targets.all_blocks =
+            config.strategy == crate::config::StrategyId::Atom && !targets.atomicity;
         Core {
             slots,
             used: 1,
@@ -186,8 +273,19 @@ impl<K: Sink> Core<K> {
             steps: 0,
             step_limit: config.step_limit,
             trace: config.trace,
-            rng: SchedRng::seed_from_u64(config.seed),
-            strategy: AnyStrategy::from_config(config),
+            rng,
+            strategy,
+            postponed: TaskSet::EMPTY,
+            postponed_at: [0; MAX_TASKS],
+            livelock_bound: if config.livelock_bound == 0 {
+                crate::config::DEFAULT_LIVELOCK_BOUND
+            } else {
+                config.livelock_bound
+            },
+            forced: TaskSet::EMPTY,
+            checking: targets.race || targets.atomicity || targets.all_blocks,
+            targets,
+            tracker: Tracker::default(),
             sink,
         }
     }
@@ -262,49 +360,146 @@ impl<K: Sink> Core<K> {
         }
     }
 
-    /// Picks the next task and executes its pending operation (racefuzzer-pldi08
-    /// Algorithm 1, lines 4–5 and 24, with the strategy choosing).
+    /// Picks the next task and executes its pending operation: CalFuzzer's loop
+    /// (calfuzzer-cav09 Algorithm 1; racefuzzer-pldi08 Algorithm 1, lines 4–5, 20–24):
+    /// forced tasks first, then a task among the enabled, not postponed ones, which the
+    /// strategy executes or postpones; thrashing and the livelock bound release postponed
+    /// tasks so that the loop always makes progress.
     pub fn decide(&mut self) -> Next {
-        let mut enabled = heapless::Vec::<TaskId, MAX_TASKS>::new();
+        loop {
+            let (enabled, alive) = self.enabled_tasks();
+            if enabled.is_empty() {
+                let verdict = if alive {
+                    self.report_blocked();
+                    Verdict::Deadlock
+                } else {
+                    Verdict::Pass
+                };
+                self.abort(verdict);
+                return Next::End(verdict);
+            }
+            if self.steps >= self.step_limit {
+                self.abort(Verdict::StepLimit);
+                return Next::End(Verdict::StepLimit);
+            }
+            let forced = self.forced.and(enabled);
+            if !forced.is_empty() {
+                let t = forced.nth(0);
+                self.forced.remove(t);
+                return self.run(t);
+            }
+            // A forced task that got disabled competes like any other once enabled again.
+            self.forced = TaskSet::EMPTY;
+            if !self.postponed.is_empty() && self.release_livelocked() {
+                continue;
+            }
+            let candidates = enabled.minus(self.postponed);
+            if candidates.is_empty() {
+                // Thrashing (racefuzzer-pldi08 line 23, atomfuzzer-fse08 lines 30–31): every
+                // enabled task is postponed; a random one is released and runs, so that a
+                // strategy cannot postpone it again at once.
+                let t = enabled.nth(self.rng.below(enabled.len()));
+                self.postponed.remove(t);
+                self.record(Event::Thrash { t });
+                return self.run(t);
+            }
+            let view = View {
+                slots: &self.slots,
+                postponed: self.postponed,
+                step: self.steps,
+                targets: &self.targets,
+                tracker: &self.tracker,
+            };
+            let t = self.strategy.pick(candidates, &view, &mut self.rng);
+            let Some(op) = self.slots[t as usize].pending().copied() else {
+                // A strategy returned a task that is not stopped: a kernel bug, not a user error.
+                panic!("strategy picked a task with no pending operation");
+            };
+            match self.strategy.check(t, &op, &view, &mut self.rng) {
+                Check::Execute => return self.run(t),
+                Check::Postpone => self.postpone(t, &op),
+                Check::ExecuteFirst(first) => {
+                    self.postpone(t, &op);
+                    self.postponed = self.postponed.minus(first);
+                    self.forced = first;
+                }
+            }
+        }
+    }
+
+    /// Enabled tasks, and whether any task is alive and stopped.
+    fn enabled_tasks(&self) -> (TaskSet, bool) {
+        let mut enabled = TaskSet::EMPTY;
         let mut alive = false;
         for (i, slot) in self.slots[..self.used].iter().enumerate() {
             if let Slot::Alive(Some(op)) = slot {
                 alive = true;
                 if self.enabled(op) {
-                    let _ = enabled.push(i as TaskId);
+                    enabled.insert(i as TaskId);
                 }
             }
         }
         // A critical section masks interrupts on a single core: nothing else runs until the
         // holder leaves it (if the holder blocks inside, that is a deadlock).
         if let Some(h) = self.cs_holder {
-            enabled.retain(|t| *t == h);
+            enabled = enabled.and(TaskSet(1 << h));
         }
-        if enabled.is_empty() {
-            let verdict = if alive {
-                self.report_blocked();
-                Verdict::Deadlock
-            } else {
-                Verdict::Pass
-            };
-            self.abort(verdict);
-            return Next::End(verdict);
+        (enabled, alive)
+    }
+
+    fn postpone(&mut self, t: TaskId, op: &Op) {
+        self.postponed.insert(t);
+        self.postponed_at[t as usize] = self.steps;
+        self.record(Event::Postpone {
+            t,
+            s: op.site().unwrap_or(0),
+        });
+    }
+
+    /// Releases every task postponed for the livelock bound (counted in scheduling steps);
+    /// they run next. Returns whether any was released.
+    fn release_livelocked(&mut self) -> bool {
+        let mut released = false;
+        for t in self.postponed.iter() {
+            let waited = self.steps - self.postponed_at[t as usize];
+            if waited >= self.livelock_bound {
+                self.postponed.remove(t);
+                self.forced.insert(t);
+                self.record(Event::LivelockRelease { t, steps: waited });
+                released = true;
+            }
         }
-        if self.steps >= self.step_limit {
-            self.abort(Verdict::StepLimit);
-            return Next::End(Verdict::StepLimit);
-        }
-        let choice = Choice {
-            enabled: &enabled,
-            slots: &self.slots,
-            step: self.steps,
+        released
+    }
+
+    /// Executes `t`'s pending operation: the targets' check first (it sees the other tasks
+    /// still stopped before theirs), then the effect, then the analyses.
+    fn run(&mut self, t: TaskId) -> Next {
+        let Some(op) = self.slots[t as usize].pending().copied() else {
+            panic!("scheduled a task with no pending operation");
         };
-        let t = self.strategy.pick(&choice, &mut self.rng);
-        let Some(&op) = self.slots[t as usize].pending() else {
-            // A strategy returned a task that is not stopped: a kernel bug, not a user error.
-            panic!("strategy picked a task with no pending operation");
-        };
+        if self.checking {
+            let (sink, trace) = (&mut self.sink, self.trace);
+            let done = self
+                .targets
+                .before(t, &op, &self.slots, &self.tracker, &mut |e: Event| {
+                    if e.level() <= trace {
+                        sink.emit(&e);
+                    }
+                });
+            // atomfuzzer-fse08 Algorithm 2, line 26: the victim is no longer held back.
+            self.postponed = self.postponed.minus(done);
+        }
         self.execute(t, op);
+        self.tracker.after(t, &op);
+        let view = View {
+            slots: &self.slots,
+            postponed: self.postponed,
+            step: self.steps,
+            targets: &self.targets,
+            tracker: &self.tracker,
+        };
+        self.strategy.analyze(t, &op, &view, &mut self.rng);
         Next::Run(t)
     }
 
@@ -370,6 +565,49 @@ impl<K: Sink> Core<K> {
                 on,
                 holder,
             });
+        }
+        self.report_cycle();
+    }
+
+    /// What `t` waits for, when it is a lock or the critical section that a task holds:
+    /// (site, lock, holder); the critical section is lock `u32::MAX`.
+    fn waits_for(&self, t: TaskId) -> Option<(u32, u32, TaskId)> {
+        match *self.slots[t as usize].pending()? {
+            Op::Acquire { s, l, .. } => Some((s, l, *self.locks.get(&l)?)),
+            Op::CsEnter => Some((0, u32::MAX, self.cs_holder?)),
+            _ => None,
+        }
+    }
+
+    /// Emits the first lock cycle among the blocked tasks as `DeadlockConfirmed` edges,
+    /// starting at its lowest task id.
+    fn report_cycle(&mut self) {
+        for start in 0..MAX_TASKS as TaskId {
+            let mut t = start;
+            let mut cycle = false;
+            for _ in 0..MAX_TASKS {
+                match self.waits_for(t) {
+                    Some((_, _, h)) if h == start => {
+                        cycle = true;
+                        break;
+                    }
+                    Some((_, _, h)) if h > start => t = h,
+                    _ => break,
+                }
+            }
+            if !cycle {
+                continue;
+            }
+            let mut t = start;
+            while let Some((s, l, holder)) = self.waits_for(t) {
+                self.sink
+                    .emit(&Event::DeadlockConfirmed { t, s, l, holder });
+                t = holder;
+                if t == start {
+                    break;
+                }
+            }
+            return;
         }
     }
 }
@@ -479,5 +717,224 @@ mod tests {
         c.point(0, Op::Acquire { s: 1, l: 2, c: 2 });
         assert!(!c.sink.0.iter().any(|e| matches!(e, Event::Read { .. })));
         assert!(c.sink.0.iter().any(|e| matches!(e, Event::Acquire { .. })));
+    }
+
+    /// Runs scripted tasks: main spawns one task per program, then joins them all.
+    fn simulate(config: &Config, programs: &[&[Op]]) -> (Verdict, Vec<Event>) {
+        let mut c = Core::new(config, 0, Rec::default());
+        let mut main: Vec<Op> = Vec::new();
+        let mut ids = Vec::new();
+        let mut scripts: Vec<Vec<Op>> = vec![Vec::new(); MAX_TASKS];
+        for p in programs {
+            let id = c.reserve().unwrap();
+            ids.push(id);
+            scripts[id as usize] = p.to_vec();
+            main.push(Op::Spawn { s: 1, child: id });
+        }
+        for id in &ids {
+            main.push(Op::Join { s: 2, child: *id });
+        }
+        scripts[0] = main;
+        let mut pc = [0usize; MAX_TASKS];
+        let mut next = c.decide();
+        loop {
+            match next {
+                Next::End(v) => return (v, c.sink.0),
+                Next::Run(t) => {
+                    let i = t as usize;
+                    next = match scripts[i].get(pc[i]) {
+                        Some(op) => {
+                            pc[i] += 1;
+                            c.point(t, *op)
+                        }
+                        None => c.exit(t),
+                    };
+                }
+            }
+        }
+    }
+
+    fn with(strategy: crate::config::StrategyId, seed: u64, bps: &[(u32, u32)]) -> Config {
+        let mut config = Config {
+            seed,
+            strategy,
+            ..Config::default()
+        };
+        for (site, aux) in bps {
+            config
+                .breakpoints
+                .push(crate::config::Breakpoint {
+                    site: *site,
+                    aux: *aux,
+                })
+                .unwrap();
+        }
+        config
+    }
+
+    use crate::config::StrategyId;
+    use crate::targets::{aux, role};
+
+    const YIELDS: [Op; 6] = [Op::Yield { s: 9 }; 6];
+
+    #[test]
+    fn racefuzzer_makes_the_race_real_and_resolves_it_both_ways() {
+        let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+        let mut writer: Vec<Op> = YIELDS.to_vec();
+        writer.push(Op::Write { s: 10, a: 7 });
+        let reader = [Op::Read { s: 20, a: 7 }];
+        let mut firsts = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            let (v, events) = simulate(&with(StrategyId::Race, seed, &bps), &[&writer, &reader]);
+            assert_eq!(v, Verdict::Pass);
+            let races: Vec<_> = events
+                .iter()
+                .filter(|e| matches!(e, Event::RealRace { .. }))
+                .collect();
+            assert_eq!(races.len(), 1, "seed {seed}: {events:?}");
+            if let Event::RealRace { t, s, t2, s2, a } = *races[0] {
+                assert_eq!((a, t != t2), (7, true));
+                assert!((s, s2) == (10, 20) || (s, s2) == (20, 10));
+                firsts.insert(t);
+            }
+        }
+        assert_eq!(firsts.len(), 2, "the coin sends either side first");
+        // Random reaches the same race only when it happens to line the accesses up.
+        let random = (0..40)
+            .filter(|seed| {
+                let (_, ev) = simulate(&with(StrategyId::Random, *seed, &bps), &[&writer, &reader]);
+                ev.iter().any(|e| matches!(e, Event::RealRace { .. }))
+            })
+            .count();
+        assert!(random < 40);
+    }
+
+    #[test]
+    fn thrashing_releases_a_task_when_all_are_postponed() {
+        let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+        // Only one side ever runs: the postponed writer is released by thrashing.
+        let (v, events) = simulate(
+            &with(StrategyId::Race, 1, &bps),
+            &[&[Op::Write { s: 10, a: 7 }], &YIELDS],
+        );
+        assert_eq!(v, Verdict::Pass);
+        assert!(events.contains(&Event::Postpone { t: 1, s: 10 }));
+        assert!(events.contains(&Event::Thrash { t: 1 }));
+        assert!(!events.iter().any(|e| matches!(e, Event::RealRace { .. })));
+    }
+
+    #[test]
+    fn the_livelock_bound_releases_a_task_after_that_many_steps() {
+        let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+        let mut config = with(StrategyId::Race, 2, &bps);
+        config.livelock_bound = 3;
+        let (v, events) = simulate(&config, &[&[Op::Write { s: 10, a: 7 }], &YIELDS, &YIELDS]);
+        assert_eq!(v, Verdict::Pass);
+        let at = events
+            .iter()
+            .position(|e| *e == Event::LivelockRelease { t: 1, steps: 3 })
+            .expect("released by the bound");
+        // The released task runs next.
+        assert_eq!(events[at + 1], Event::Write { t: 1, s: 10, a: 7 });
+    }
+
+    #[test]
+    fn deadlockfuzzer_closes_the_abba_cycle_in_every_run() {
+        let t1 = [
+            Op::Acquire { s: 30, l: 1, c: 1 },
+            Op::Acquire { s: 31, l: 2, c: 2 },
+            Op::Release { s: 32, l: 2 },
+            Op::Release { s: 33, l: 1 },
+        ];
+        let mut t2: Vec<Op> = YIELDS.to_vec();
+        t2.extend([
+            Op::Acquire { s: 40, l: 2, c: 2 },
+            Op::Acquire { s: 41, l: 1, c: 1 },
+            Op::Release { s: 42, l: 1 },
+            Op::Release { s: 43, l: 2 },
+        ]);
+        let bps = [
+            (31, aux(role::ACQUIRE, 0)),
+            (30, aux(role::CONTEXT, 0)),
+            (41, aux(role::ACQUIRE, 1)),
+            (40, aux(role::CONTEXT, 1)),
+        ];
+        let mut random_deadlocks = 0;
+        for seed in 0..30 {
+            let (v, events) = simulate(&with(StrategyId::Deadlock, seed, &bps), &[&t1, &t2]);
+            assert_eq!(v, Verdict::Deadlock, "seed {seed}");
+            let cycle: Vec<_> = events
+                .iter()
+                .filter_map(|e| match *e {
+                    Event::DeadlockConfirmed { t, s, l, holder } => Some((t, s, l, holder)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(cycle, [(1, 31, 2, 2), (2, 41, 1, 1)]);
+            let (rv, _) = simulate(&with(StrategyId::Random, seed, &[]), &[&t1, &t2]);
+            random_deadlocks += (rv == Verdict::Deadlock) as u32;
+        }
+        assert!(random_deadlocks < 30);
+    }
+
+    #[test]
+    fn atomfuzzer_lets_another_task_take_the_lock_between_acquires() {
+        let block = [
+            Op::AtomicEnter { s: 50 },
+            Op::Acquire { s: 51, l: 5, c: 5 },
+            Op::Release { s: 52, l: 5 },
+            Op::Acquire { s: 53, l: 5, c: 5 },
+            Op::Release { s: 54, l: 5 },
+            Op::AtomicExit { s: 50 },
+        ];
+        let other = [
+            Op::Acquire { s: 60, l: 5, c: 5 },
+            Op::Release { s: 61, l: 5 },
+        ];
+        let mut found = 0;
+        for seed in 0..30 {
+            let mut config = with(StrategyId::Atom, seed, &[]);
+            config.params[0] = crate::strategy::Q_ONE;
+            let (v, events) = simulate(&config, &[&block, &other]);
+            assert_eq!(v, Verdict::Pass);
+            for e in &events {
+                if let Event::AtomicityViolation { t, block, l, by, s } = *e {
+                    assert_eq!((t, block, l, by, s), (1, 50, 5, 2, 60));
+                    found += 1;
+                }
+            }
+        }
+        // q = 1: the re-acquire always waits; the other task intrudes unless it already ran.
+        assert!(found >= 10, "{found}");
+    }
+
+    #[test]
+    fn pct_is_deterministic_and_seed_dependent() {
+        let programs: [&[Op]; 3] = [&YIELDS, &YIELDS, &YIELDS];
+        let run = |seed| {
+            let mut config = with(StrategyId::Pct, seed, &[]);
+            config.params = [2, 20, 0, 0];
+            simulate(&config, &programs).1
+        };
+        assert_eq!(run(4), run(4));
+        let mut distinct: Vec<Vec<Event>> = (0..20).map(run).collect();
+        distinct.dedup_by(|a, b| a == b);
+        distinct.sort_by_key(|e| std::format!("{e:?}"));
+        distinct.dedup();
+        assert!(distinct.len() > 3);
+        // Without a change point (d = 1), the highest-priority task runs to its end.
+        let mut config = with(StrategyId::Pct, 9, &[]);
+        config.params = [1, 20, 0, 0];
+        let events = simulate(&config, &programs).1;
+        let order: Vec<u8> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Yield { t, .. } => Some(*t),
+                _ => None,
+            })
+            .collect();
+        let mut runs = order.clone();
+        runs.dedup();
+        assert_eq!(runs.len(), 3, "one uninterrupted run per task: {order:?}");
     }
 }

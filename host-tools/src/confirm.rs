@@ -1,0 +1,120 @@
+//! Phase II tallies: many seeded runs of one strategy against one target, counted the way
+//! the papers report them (bug created, failure that followed, per run).
+
+use crate::error::JostleError;
+use crate::run::Outcome;
+use crate::runner::Runner;
+use jostle_kernel::config::StrategyId;
+use jostle_kernel::{Config, TraceLevel, Verdict};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// What `runs` seeded runs of one configuration gave.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Tally {
+    /// Runs made.
+    pub runs: u32,
+    /// Runs in which the targeted bug was made real.
+    pub confirmed: u32,
+    /// Runs that did not pass (panic, deadlock, overflow, fault, step limit, timeout).
+    pub failed: u32,
+    /// Runs in which a failure followed the confirmation.
+    pub harmful: u32,
+    /// Runs per verdict name.
+    pub verdicts: BTreeMap<String, u32>,
+    /// The first seed whose run confirmed the bug (the replay seed).
+    pub first_confirmed_seed: Option<u64>,
+    /// Wall-clock runs per second.
+    pub runs_per_second: f64,
+}
+
+impl Tally {
+    /// `part` of the runs, in percent.
+    pub fn percent(&self, part: u32) -> f64 {
+        100.0 * f64::from(part) / f64::from(self.runs.max(1))
+    }
+
+    /// One line: counts and rates.
+    pub fn line(&self) -> String {
+        let verdicts: Vec<String> = self
+            .verdicts
+            .iter()
+            .map(|(v, n)| format!("{v} {n}"))
+            .collect();
+        format!(
+            "runs {}  confirmed {} ({:.1}%)  failed {} ({:.1}%)  harmful {}  [{}]  {:.1} runs/s",
+            self.runs,
+            self.confirmed,
+            self.percent(self.confirmed),
+            self.failed,
+            self.percent(self.failed),
+            self.harmful,
+            verdicts.join(", "),
+            self.runs_per_second
+        )
+    }
+}
+
+/// Runs `base` with seeds `first .. first + runs` and counts. A run whose stream is broken
+/// stops the tally with that error (and its seed), never a silently smaller count.
+pub fn tally(runner: &Runner, base: &Config, first: u64, runs: u32) -> Result<Tally, JostleError> {
+    let started = Instant::now();
+    let mut t = Tally::default();
+    for i in 0..runs {
+        let seed = first.wrapping_add(u64::from(i));
+        let mut config = base.clone();
+        config.seed = seed;
+        if config.strategy == StrategyId::Pct && config.params[1] == 0 {
+            config.params[1] = measure_steps(runner, &config)?;
+        }
+        let outcome = runner.run(config, None)?;
+        if let Some(e) = outcome.error {
+            return Err(with_seed(e, seed));
+        }
+        t.runs += 1;
+        let name = outcome.outcome.map_or("none", Outcome::name);
+        *t.verdicts.entry(name.to_owned()).or_default() += 1;
+        if outcome.outcome != Some(Outcome::Verdict(Verdict::Pass)) {
+            t.failed += 1;
+        }
+        if outcome.confirmed() {
+            t.confirmed += 1;
+            t.first_confirmed_seed.get_or_insert(seed);
+        }
+        if outcome.harmful() {
+            t.harmful += 1;
+        }
+    }
+    t.runs_per_second = f64::from(t.runs) / started.elapsed().as_secs_f64().max(1e-9);
+    Ok(t)
+}
+
+/// PCT's step bound k for `config`'s seed: the length of a Random run of the same firmware
+/// and seed (PCT's guarantee holds for k at least the run's length).
+pub fn measure_steps(runner: &Runner, config: &Config) -> Result<u32, JostleError> {
+    let probe = Config {
+        strategy: StrategyId::Random,
+        params: [0; 4],
+        breakpoints: heapless::Vec::new(),
+        trace: TraceLevel::Results,
+        ..config.clone()
+    };
+    let outcome = runner.run(probe, None)?;
+    if let Some(e) = outcome.error {
+        return Err(with_seed(e, config.seed));
+    }
+    Ok(outcome.steps.max(1))
+}
+
+fn with_seed(e: JostleError, seed: u64) -> JostleError {
+    match e {
+        JostleError::StreamTruncated(m) => {
+            JostleError::StreamTruncated(format!("run with seed {seed}: {m}"))
+        }
+        JostleError::StreamCorrupt(m) => {
+            JostleError::StreamCorrupt(format!("run with seed {seed}: {m}"))
+        }
+        other => other,
+    }
+}

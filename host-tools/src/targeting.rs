@@ -1,0 +1,218 @@
+//! From `--strategy` and `--target` to the configuration block's strategy and breakpoints.
+//!
+//! A target is a candidate id from a prediction file, or explicit `file:line:col` sites. Site
+//! ids belong to one image (device: `Location` addresses; host port: hashes of the location),
+//! so a candidate's sites go through their `file:line:col` whenever the prediction came from
+//! another image or port, and explicit sites are always looked up that way.
+
+use crate::elf::Firmware;
+use crate::error::JostleError;
+use jostle_checker::{Candidate, CandidateKind, Prediction};
+use jostle_kernel::config::{Breakpoint, MAX_BREAKPOINTS, StrategyId};
+use jostle_kernel::site::host_site_id;
+use jostle_kernel::targets::{aux, role};
+
+/// Where site ids come from for the firmware about to run.
+pub enum SiteSpace<'a> {
+    /// A device image: `Location` addresses found in the ELF.
+    Elf(&'a Firmware),
+    /// The host port: [`host_site_id`].
+    Host,
+}
+
+impl SiteSpace<'_> {
+    /// The ids of `file:line:col` in this space (an ELF may hold several records).
+    pub fn ids(&self, location: &str) -> Result<Vec<u32>, JostleError> {
+        let (file, line, col) = parse_location(location).ok_or_else(|| {
+            JostleError::Usage(format!(
+                "`{location}` is not a site (expected file.rs:LINE:COL)"
+            ))
+        })?;
+        let ids = match self {
+            SiteSpace::Host => vec![host_site_id(file, line, col)],
+            SiteSpace::Elf(fw) => fw.find_site(file, line, col),
+        };
+        if ids.is_empty() {
+            return Err(JostleError::Usage(format!(
+                "no instrumented operation at {location} in this firmware"
+            )));
+        }
+        Ok(ids)
+    }
+}
+
+/// Splits `file:line:col`.
+pub fn parse_location(text: &str) -> Option<(&str, u32, u32)> {
+    let mut parts = text.rsplitn(3, ':');
+    let col = parts.next()?.parse().ok()?;
+    let line = parts.next()?.parse().ok()?;
+    let file = parts.next().filter(|f| !f.is_empty())?;
+    Some((file, line, col))
+}
+
+/// The strategy that confirms candidates of `kind`.
+pub fn strategy_for(kind: CandidateKind) -> StrategyId {
+    match kind {
+        CandidateKind::Race => StrategyId::Race,
+        CandidateKind::Atomicity => StrategyId::Atom,
+        CandidateKind::Deadlock => StrategyId::Deadlock,
+    }
+}
+
+/// Is `spec` a candidate id (16 hex digits) rather than a list of sites?
+pub fn is_candidate_id(spec: &str) -> bool {
+    spec.len() == 16 && spec.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Finds candidate `id` in `prediction`.
+pub fn candidate<'p>(prediction: &'p Prediction, id: &str) -> Result<&'p Candidate, JostleError> {
+    prediction.candidate(id).ok_or_else(|| {
+        JostleError::BadPrediction(format!("no candidate {id} in the prediction file"))
+    })
+}
+
+/// The breakpoints that target `candidate` with `strategy`. `same_image`: the prediction's
+/// site ids belong to the firmware about to run, so they are used as they are.
+pub fn candidate_breakpoints(
+    candidate: &Candidate,
+    prediction: &Prediction,
+    strategy: StrategyId,
+    space: &SiteSpace<'_>,
+    same_image: bool,
+) -> Result<Vec<Breakpoint>, JostleError> {
+    let wanted = strategy_for(candidate.kind);
+    if !matches!(strategy, StrategyId::Random | StrategyId::Pct) && strategy != wanted {
+        return Err(JostleError::Usage(format!(
+            "candidate {} is a {} candidate: use --strategy {}",
+            candidate.id,
+            candidate.kind.name(),
+            strategy_name(wanted)
+        )));
+    }
+    // A site of the prediction, in the running firmware's id space.
+    let ids = |site: u32| -> Result<Vec<u32>, JostleError> {
+        if same_image {
+            return Ok(vec![site]);
+        }
+        let location = prediction.site_locations.get(&site).ok_or_else(|| {
+            JostleError::BadPrediction(format!(
+                "the prediction was made on another image and does not say where site {site:#x} is"
+            ))
+        })?;
+        space.ids(location)
+    };
+    let mut bps = Vec::new();
+    let mut add = |site: u32, aux: u32| -> Result<(), JostleError> {
+        for id in ids(site)? {
+            bps.push(Breakpoint { site: id, aux });
+        }
+        Ok(())
+    };
+    match candidate.kind {
+        CandidateKind::Race => {
+            let (a, b) = match candidate.sites.as_slice() {
+                [a, b] => (*a, *b),
+                _ => return Err(bad_candidate(candidate, "a race needs two sites")),
+            };
+            add(a, aux(role::RACE, 0))?;
+            add(b, aux(role::RACE, 1))?;
+        }
+        CandidateKind::Atomicity => {
+            let pattern = candidate
+                .evidence
+                .patterns
+                .first()
+                .ok_or_else(|| bad_candidate(candidate, "no atomicity pattern"))?;
+            add(pattern.block, aux(role::BLOCK, 0))?;
+            add(pattern.reacquire, aux(role::REACQUIRE, 0))?;
+        }
+        CandidateKind::Deadlock => {
+            let cycle = candidate
+                .evidence
+                .cycles
+                .first()
+                .ok_or_else(|| bad_candidate(candidate, "no cycle"))?;
+            for (i, comp) in cycle.components.iter().enumerate() {
+                let i = i as u8;
+                add(comp.site, aux(role::ACQUIRE, i))?;
+                // The context ends with the component's own acquire site.
+                let held = comp.context.len().saturating_sub(1);
+                for &site in &comp.context[..held] {
+                    add(site, aux(role::CONTEXT, i))?;
+                }
+            }
+        }
+    }
+    check_count(bps)
+}
+
+/// The breakpoints for explicit sites: for `race`, `random` and `pct` the two sides of a
+/// racing pair; for `atom` the block site then re-acquire sites; for `deadlock` the acquire
+/// site of each component.
+pub fn site_breakpoints(
+    sites: &[&str],
+    strategy: StrategyId,
+    space: &SiteSpace<'_>,
+) -> Result<Vec<Breakpoint>, JostleError> {
+    let mut bps = Vec::new();
+    for (i, location) in sites.iter().enumerate() {
+        let aux = match strategy {
+            StrategyId::Atom if i == 0 => aux(role::BLOCK, 0),
+            StrategyId::Atom => aux(role::REACQUIRE, 0),
+            StrategyId::Deadlock => aux(role::ACQUIRE, i as u8),
+            _ if sites.len() != 2 => {
+                return Err(JostleError::Usage(
+                    "a race target is two sites: --target a.rs:L:C,b.rs:L:C".into(),
+                ));
+            }
+            _ => aux(role::RACE, i as u8),
+        };
+        for id in space.ids(location.trim())? {
+            bps.push(Breakpoint { site: id, aux });
+        }
+    }
+    check_count(bps)
+}
+
+fn check_count(bps: Vec<Breakpoint>) -> Result<Vec<Breakpoint>, JostleError> {
+    if bps.len() > MAX_BREAKPOINTS {
+        return Err(JostleError::Usage(format!(
+            "the target needs {} breakpoints; the configuration block holds {MAX_BREAKPOINTS}",
+            bps.len()
+        )));
+    }
+    Ok(bps)
+}
+
+fn bad_candidate(c: &Candidate, why: &str) -> JostleError {
+    JostleError::BadPrediction(format!("candidate {}: {why}", c.id))
+}
+
+/// The CLI name of a strategy.
+pub fn strategy_name(s: StrategyId) -> &'static str {
+    match s {
+        StrategyId::Random => "random",
+        StrategyId::Race => "race",
+        StrategyId::Atom => "atom",
+        StrategyId::Deadlock => "deadlock",
+        StrategyId::Pct => "pct",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_and_ids() {
+        assert_eq!(parse_location("src/a.rs:12:5"), Some(("src/a.rs", 12, 5)));
+        assert_eq!(parse_location("c:/x/a.rs:1:2"), Some(("c:/x/a.rs", 1, 2)));
+        assert_eq!(parse_location("a.rs:12"), None);
+        assert_eq!(parse_location(":1:2"), None);
+        assert!(is_candidate_id("0123456789abcdef"));
+        assert!(!is_candidate_id("src/a.rs:1:2"));
+        let host = SiteSpace::Host.ids("src/a.rs:12:5").unwrap();
+        assert_eq!(host, vec![host_site_id("src/a.rs", 12, 5)]);
+        assert!(SiteSpace::Host.ids("nonsense").is_err());
+    }
+}

@@ -1,0 +1,44 @@
+//! AtomFuzzer (atomfuzzer-fse08 Algorithm 2): pause, with probability q, a task about to
+//! re-acquire inside an atomic block a lock it already acquired and released there, so that
+//! another task can acquire the lock in between (the check in [`crate::targets`] reports that
+//! violation and lets the paused task go).
+
+use super::{Check, Strategy, View};
+use crate::rng::SchedRng;
+use crate::sched::{Op, TaskId};
+
+/// q = 1 in the fixed-point unit of [`AtomFuzzer::new`].
+pub const Q_ONE: u32 = 1 << 16;
+
+/// The AtomFuzzer strategy.
+#[derive(Clone, Debug)]
+pub struct AtomFuzzer {
+    /// Pause probability in units of 1/65536 (the paper's default q = 0.5).
+    q: u32,
+}
+
+impl AtomFuzzer {
+    /// With pause probability `q / 65536`; 0 means the paper's default, 0.5.
+    pub fn new(q: u32) -> Self {
+        AtomFuzzer {
+            q: if q == 0 { Q_ONE / 2 } else { q.min(Q_ONE) },
+        }
+    }
+}
+
+impl Strategy for AtomFuzzer {
+    fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
+        // Lines 13–17: an acquire inside an atomic block of a lock already acquired there.
+        if view.tracker.is_reacquire(t, op)
+            && view
+                .targets
+                .is_atomicity_target(&view.tracker.tasks[t as usize], op)
+            && rng.below(Q_ONE) < self.q
+        {
+            return Check::Postpone;
+        }
+        // Lines 7, 10, 18–23: everything else executes (the tracker records blocks and
+        // acquires).
+        Check::Execute
+    }
+}

@@ -1,0 +1,79 @@
+//! PCT, probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte,
+//! ASPLOS'10), the baseline users know from shuttle and Coyote: every task gets a random
+//! distinct priority `≥ d`; the highest-priority enabled task runs; at `d − 1` change points
+//! drawn uniformly from the first `k` steps, the task that just ran drops to priority `i`
+//! (lower than every initial priority). A bug of depth `d` is found with probability at
+//! least `1 / (n · k^(d−1))`.
+
+use super::{Strategy, View};
+use crate::rng::SchedRng;
+use crate::sched::{MAX_TASKS, Op, TaskId, TaskSet};
+
+/// Most change points (`d − 1`).
+pub const MAX_DEPTH: usize = 8;
+/// Depth when the configuration gives 0.
+pub const DEFAULT_DEPTH: u32 = 3;
+/// Step bound when the configuration gives 0.
+pub const DEFAULT_STEPS: u32 = 1000;
+
+/// The PCT strategy.
+#[derive(Clone, Debug)]
+pub struct Pct {
+    /// Priority of each task slot (a random permutation of `d .. d + MAX_TASKS`).
+    priority: [u8; MAX_TASKS],
+    /// The steps after which a priority change happens, ascending.
+    change: heapless::Vec<u32, MAX_DEPTH>,
+    /// Change points passed so far.
+    passed: u8,
+}
+
+impl Pct {
+    /// PCT of depth `d` (0: [`DEFAULT_DEPTH`]) over about `k` steps (0: [`DEFAULT_STEPS`]).
+    pub fn new(d: u32, k: u32, rng: &mut SchedRng) -> Self {
+        let d = if d == 0 { DEFAULT_DEPTH } else { d }.clamp(1, MAX_DEPTH as u32 + 1);
+        let k = if k == 0 { DEFAULT_STEPS } else { k };
+        let mut priority = [0u8; MAX_TASKS];
+        for (i, p) in priority.iter_mut().enumerate() {
+            *p = (d as usize + i) as u8;
+        }
+        // Fisher–Yates: a uniformly random assignment of the initial priorities.
+        for i in (1..MAX_TASKS).rev() {
+            let j = rng.below(i as u32 + 1) as usize;
+            priority.swap(i, j);
+        }
+        let mut change = heapless::Vec::new();
+        for _ in 1..d {
+            let _ = change.push(1 + rng.below(k));
+        }
+        change.sort_unstable();
+        Pct {
+            priority,
+            change,
+            passed: 0,
+        }
+    }
+}
+
+impl Strategy for Pct {
+    fn pick(&mut self, candidates: TaskSet, _view: &View<'_>, _rng: &mut SchedRng) -> TaskId {
+        let mut best = candidates.nth(0);
+        for t in candidates.iter() {
+            if self.priority[t as usize] > self.priority[best as usize] {
+                best = t;
+            }
+        }
+        best
+    }
+
+    fn analyze(&mut self, t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) {
+        // `view.step` counts the step just executed.
+        while let Some(&at) = self.change.get(self.passed as usize) {
+            if at > view.step {
+                break;
+            }
+            self.passed += 1;
+            // The i-th change point gives priority d − i: below every initial one.
+            self.priority[t as usize] = (self.change.len() + 1 - self.passed as usize) as u8;
+        }
+    }
+}

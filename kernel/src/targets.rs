@@ -1,0 +1,320 @@
+//! What an active run aims at, and how the kernel tells that it happened for real.
+//!
+//! The host writes a candidate's *breakpoints* into the configuration block: each is a site
+//! and an `aux` word whose top byte is the site's [`role`] and whose low byte is an index
+//! (the component of a deadlock cycle). [`Tracker`] keeps the per-task facts the strategies
+//! and the checks need (atomic-block nesting, locks acquired in the block, acquire sites of
+//! held locks); [`Targets::before`] is CalFuzzer's *check* hook (calfuzzer-cav09 Algorithm 1):
+//! run before an operation executes, it reports a race or an atomicity violation that the
+//! operation makes real, whatever the strategy (so Random and PCT runs are measured the
+//! same way as the active ones).
+
+use crate::config::{Breakpoint, MAX_BREAKPOINTS};
+use crate::event::Event;
+use crate::sched::{MAX_TASKS, Op, Slot, TaskId, TaskSet};
+
+/// Roles of a breakpoint (top byte of `aux`).
+pub mod role {
+    /// One site of a racing pair (RaceFuzzer's RaceSet).
+    pub const RACE: u8 = 1;
+    /// The site of a targeted atomic block (`AtomicEnter`).
+    pub const BLOCK: u8 = 2;
+    /// A re-acquire site inside a targeted block.
+    pub const REACQUIRE: u8 = 3;
+    /// The acquire of a deadlock-cycle component (index = component).
+    pub const ACQUIRE: u8 = 4;
+    /// An acquire site of a lock the component holds (index = component).
+    pub const CONTEXT: u8 = 5;
+    /// A DrFinder may-trigger relation: `site` is a frame, the low 24 bits a lock class.
+    pub const RELATION: u8 = 6;
+}
+
+/// The `aux` word of a breakpoint with `role` and `index`.
+pub const fn aux(role: u8, index: u8) -> u32 {
+    ((role as u32) << 24) | index as u32
+}
+
+/// The role of an `aux` word.
+pub const fn role_of(aux: u32) -> u8 {
+    (aux >> 24) as u8
+}
+
+/// Most locks tracked per task (held, or acquired inside the current atomic block).
+pub const MAX_TRACKED: usize = 4;
+
+/// A small set of u32 (locks or sites), oldest first; when full, the oldest is forgotten
+/// (a deeper nesting than [`MAX_TRACKED`] only loses targeting precision, never safety).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Small {
+    items: [u32; MAX_TRACKED],
+    len: u8,
+}
+
+impl Small {
+    /// Adds `v` (kept once).
+    pub fn insert(&mut self, v: u32) {
+        if self.contains(v) {
+            return;
+        }
+        if self.len as usize == MAX_TRACKED {
+            self.items.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.items[self.len as usize] = v;
+        self.len += 1;
+    }
+
+    /// Pushes `v` even if present (a stack of acquire sites).
+    pub fn push(&mut self, v: u32) {
+        if self.len as usize == MAX_TRACKED {
+            self.items.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.items[self.len as usize] = v;
+        self.len += 1;
+    }
+
+    /// Removes the entry at `i`.
+    pub fn remove_at(&mut self, i: usize) {
+        if i < self.len as usize {
+            self.items.copy_within(i + 1..self.len as usize, i);
+            self.len -= 1;
+        }
+    }
+
+    /// Is `v` in the set?
+    pub fn contains(&self, v: u32) -> bool {
+        self.as_slice().contains(&v)
+    }
+
+    /// The entries, oldest first.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.items[..self.len as usize]
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// Per-task facts about locks and atomic blocks.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TaskFacts {
+    /// Atomic-block nesting depth.
+    pub depth: u8,
+    /// Site of the outermost open atomic block.
+    pub block: u32,
+    /// Locks acquired inside the open atomic block (atomfuzzer-fse08 `alreadyAcquired`).
+    pub acquired: Small,
+    /// Locks held, in acquisition order, and the sites that acquired them.
+    pub held: Small,
+    /// The acquire site of each lock in `held`.
+    pub held_sites: Small,
+}
+
+/// Tracks [`TaskFacts`] for every task, from the operations as they execute.
+#[derive(Clone, Debug, Default)]
+pub struct Tracker {
+    /// Facts per task id.
+    pub tasks: [TaskFacts; MAX_TASKS],
+}
+
+impl Tracker {
+    /// Records that `t` executed `op` (CalFuzzer's *analyze* hook for lock and block state).
+    pub fn after(&mut self, t: TaskId, op: &Op) {
+        let f = &mut self.tasks[t as usize];
+        match *op {
+            Op::AtomicEnter { s } => {
+                if f.depth == 0 {
+                    f.block = s;
+                    f.acquired.clear();
+                }
+                f.depth = f.depth.saturating_add(1);
+            }
+            Op::AtomicExit { .. } => {
+                f.depth = f.depth.saturating_sub(1);
+                if f.depth == 0 {
+                    // atomfuzzer-fse08 Algorithm 2, line 12.
+                    f.acquired.clear();
+                }
+            }
+            Op::Acquire { s, l, .. } => {
+                if f.depth > 0 {
+                    // Algorithm 2, line 19.
+                    f.acquired.insert(l);
+                }
+                f.held.push(l);
+                f.held_sites.push(s);
+            }
+            Op::Release { l, .. } => {
+                if let Some(i) = f.held.as_slice().iter().rposition(|h| *h == l) {
+                    f.held.remove_at(i);
+                    f.held_sites.remove_at(i);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Is `op` by `t` the re-acquire, inside an atomic block, of a lock `t` already acquired
+    /// and released in it (atomfuzzer-fse08 Algorithm 2, lines 14–15)?
+    pub fn is_reacquire(&self, t: TaskId, op: &Op) -> bool {
+        let f = &self.tasks[t as usize];
+        matches!(*op, Op::Acquire { l, .. } if f.depth > 0 && f.acquired.contains(l))
+    }
+}
+
+/// The breakpoints of a run, by role.
+#[derive(Clone, Debug, Default)]
+pub struct Targets {
+    breakpoints: heapless::Vec<Breakpoint, MAX_BREAKPOINTS>,
+    /// Some breakpoint has the [`role::RACE`] role.
+    pub race: bool,
+    /// Some breakpoint has the [`role::BLOCK`] or [`role::REACQUIRE`] role.
+    pub atomicity: bool,
+    /// Every atomic block is targeted (AtomFuzzer with no block breakpoint).
+    pub all_blocks: bool,
+}
+
+impl Targets {
+    /// The targets of a configuration's breakpoints.
+    pub fn new(breakpoints: &[Breakpoint]) -> Self {
+        let has = |r: u8| breakpoints.iter().any(|b| role_of(b.aux) == r);
+        Targets {
+            breakpoints: heapless::Vec::from_slice(breakpoints).unwrap_or_default(),
+            race: has(role::RACE),
+            atomicity: has(role::BLOCK) || has(role::REACQUIRE),
+            all_blocks: false,
+        }
+    }
+
+    /// The breakpoints.
+    pub fn breakpoints(&self) -> &[Breakpoint] {
+        &self.breakpoints
+    }
+
+    /// Is `site` a breakpoint with role `r`?
+    pub fn has(&self, site: u32, r: u8) -> bool {
+        self.breakpoints
+            .iter()
+            .any(|b| b.site == site && role_of(b.aux) == r)
+    }
+
+    /// Does any breakpoint have role `r`?
+    pub fn any(&self, r: u8) -> bool {
+        self.breakpoints.iter().any(|b| role_of(b.aux) == r)
+    }
+
+    /// Is the access `op` at a site of the targeted racing pair?
+    pub fn is_race_site(&self, op: &Op) -> bool {
+        self.race && access(op).is_some_and(|(s, _, _)| self.has(s, role::RACE))
+    }
+
+    /// Do two accesses at sites `a` and `b` form the targeted pair? The pair's two sides are
+    /// the race breakpoints with index 0 and 1 (a side may list several sites: one source
+    /// location can have several `Location` records); a pair whose sides are the same site
+    /// is one site racing with itself.
+    fn is_pair(&self, a: u32, b: u32) -> bool {
+        let on_side = |site: u32, side: u8| {
+            self.breakpoints
+                .iter()
+                .any(|bp| bp.site == site && bp.aux == aux(role::RACE, side))
+        };
+        (on_side(a, 0) && on_side(b, 1)) || (on_side(a, 1) && on_side(b, 0))
+    }
+
+    /// Is the atomic-block pattern of `t` at its pending `op` targeted? (No block or
+    /// re-acquire breakpoints: every block is, as in atomfuzzer-fse08.)
+    pub fn is_atomicity_target(&self, facts: &TaskFacts, op: &Op) -> bool {
+        let blocks = self.any(role::BLOCK);
+        let sites = self.any(role::REACQUIRE);
+        (!blocks || self.has(facts.block, role::BLOCK))
+            && (!sites || op.site().is_some_and(|s| self.has(s, role::REACQUIRE)))
+    }
+
+    /// The tasks, among `among`, whose pending access races with `op` of `t` on the targeted
+    /// pair: same location, at least one write, sites forming the pair (RaceFuzzer's
+    /// `Racing(s, t, postponed)`, racefuzzer-pldi08 Algorithm 2).
+    pub fn racing(&self, t: TaskId, op: &Op, slots: &[Slot], among: TaskSet) -> TaskSet {
+        let mut racing = TaskSet::EMPTY;
+        let Some((s, a, w)) = access(op) else {
+            return racing;
+        };
+        for u in among.iter() {
+            if u == t {
+                continue;
+            }
+            if let Some((s2, a2, w2)) = slots[u as usize].pending().and_then(access)
+                && a2 == a
+                && (w || w2)
+                && self.is_pair(s, s2)
+            {
+                racing.insert(u);
+            }
+        }
+        racing
+    }
+
+    /// CalFuzzer's check, before `t` executes `op`: the race or atomicity violation it makes
+    /// real, reported through `emit`. Returns the tasks whose targeted pattern was completed
+    /// (an atomicity victim), which a strategy no longer needs to hold back.
+    pub fn before(
+        &self,
+        t: TaskId,
+        op: &Op,
+        slots: &[Slot],
+        tracker: &Tracker,
+        emit: &mut impl FnMut(Event),
+    ) -> TaskSet {
+        let mut done = TaskSet::EMPTY;
+        if self.race && self.is_race_site(op) {
+            let stopped = TaskSet::stopped(slots);
+            for u in self.racing(t, op, slots, stopped).iter() {
+                let (Some((s, a, _)), Some((s2, _, _))) =
+                    (access(op), slots[u as usize].pending().and_then(access))
+                else {
+                    continue;
+                };
+                emit(Event::RealRace { t, s, t2: u, s2, a });
+            }
+        }
+        if (self.atomicity || self.all_blocks)
+            && let Op::Acquire { s, l, .. } = *op
+        {
+            // atomfuzzer-fse08 Algorithm 2, lines 25–27: another task acquires L while a
+            // task is stopped before re-acquiring L inside its atomic block.
+            for (p, slot) in slots.iter().enumerate() {
+                let p = p as TaskId;
+                let Some(pending) = slot.pending() else {
+                    continue;
+                };
+                let facts = &tracker.tasks[p as usize];
+                if p != t
+                    && matches!(*pending, Op::Acquire { l: l2, .. } if l2 == l)
+                    && tracker.is_reacquire(p, pending)
+                    && self.is_atomicity_target(facts, pending)
+                {
+                    emit(Event::AtomicityViolation {
+                        t: p,
+                        block: facts.block,
+                        l,
+                        by: t,
+                        s,
+                    });
+                    done.insert(p);
+                }
+            }
+        }
+        done
+    }
+}
+
+/// An access's site, location and whether it writes.
+fn access(op: &Op) -> Option<(u32, u32, bool)> {
+    match *op {
+        Op::Read { s, a } => Some((s, a, false)),
+        Op::Write { s, a } | Op::Update { s, a } => Some((s, a, true)),
+        _ => None,
+    }
+}
