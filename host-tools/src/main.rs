@@ -590,9 +590,46 @@ fn bench(args: BenchArgs) -> anyhow::Result<u8> {
             frames as f64 / secs
         );
     }
+    strategy_runs(&fw, &qemu, &args)?;
     decode_throughput(&fw, &qemu, bench_args(&args)?)?;
     kernel_costs(&args)?;
     Ok(0)
+}
+
+/// Runs per second under each strategy (results-only trace, untargeted: the cost of the
+/// strategy's own bookkeeping on a whole run).
+fn strategy_runs(fw: &Firmware, qemu: &Qemu, args: &BenchArgs) -> anyhow::Result<()> {
+    for (strategy, params) in [
+        (StrategyId::Random, [0; 4]),
+        (
+            StrategyId::Atom,
+            [jostle_kernel::strategy::Q_ONE / 2, 0, 0, 0],
+        ),
+        (StrategyId::Pct, [3, 1000, 0, 0]),
+    ] {
+        let started = Instant::now();
+        for seed in 0..u64::from(args.runs) {
+            let config = Config {
+                seed,
+                strategy,
+                params,
+                trace: TraceLevel::Results,
+                args: bench_args(args)?,
+                ..Config::default()
+            };
+            let outcome = RunOutcome::from_qemu(fw, config.clone(), qemu.run(fw, &config)?);
+            if let Some(e) = outcome.error {
+                return Err(e).context(format!("seed {seed}"));
+            }
+        }
+        println!(
+            "qemu runs/s  {:<28} strategy={:<8} {:>7.1} runs/s",
+            fw.path.file_name().unwrap_or_default().to_string_lossy(),
+            jostle_host_tools::targeting::strategy_name(strategy),
+            f64::from(args.runs) / started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
 }
 
 fn bench_args(
@@ -646,9 +683,13 @@ fn decode_throughput(
     Ok(())
 }
 
-/// Instructions per scheduling point and per switch, from the `sched_cost` test firmware:
-/// SysTick under `-icount` counts instructions; a known two-instruction loop calibrates it.
+/// Instructions per scheduling point and per switch under each strategy, from the
+/// `sched_cost` test firmware: SysTick under `-icount` counts instructions; a known
+/// two-instruction loop calibrates it. Active strategies get breakpoints that the measured
+/// sites never match, so this is their non-breakpoint path.
 fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
+    use jostle_kernel::config::Breakpoint;
+    use jostle_kernel::targets::{aux, role};
     let path = cargo_build(
         "jostle-test-firmware",
         "sched_cost",
@@ -657,50 +698,87 @@ fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
     )
     .context("the kernel-cost benchmark needs the Jostle workspace (jostle-test-firmware)")?;
     let fw = Firmware::load(&path)?;
-    let config = Config {
-        trace: TraceLevel::Results,
-        ..Config::default()
+    let elsewhere = |r: u8, i: u8| Breakpoint {
+        site: 1,
+        aux: aux(r, i),
     };
-    let raw = Qemu::default().run(&fw, &config)?;
-    let outcome = RunOutcome::from_qemu(&fw, config, raw);
-    if let Some(e) = outcome.error {
-        return Err(e.into());
+    let strategies = [
+        (StrategyId::Random, vec![], [0; 4]),
+        (
+            StrategyId::Race,
+            vec![elsewhere(role::RACE, 0), elsewhere(role::RACE, 1)],
+            [0; 4],
+        ),
+        (
+            StrategyId::Atom,
+            vec![],
+            [jostle_kernel::strategy::Q_ONE / 2, 0, 0, 0],
+        ),
+        (
+            StrategyId::Deadlock,
+            vec![elsewhere(role::ACQUIRE, 0), elsewhere(role::CONTEXT, 0)],
+            [0; 4],
+        ),
+        (StrategyId::Pct, vec![], [3, 10_000, 0, 0]),
+    ];
+    println!("kernel cost  (instructions, trace=results, -icount shift=0; non-breakpoint sites)");
+    for (strategy, bps, params) in strategies {
+        let config = Config {
+            trace: TraceLevel::Results,
+            strategy,
+            params,
+            breakpoints: heapless::Vec::from_slice(&bps).unwrap_or_default(),
+            ..Config::default()
+        };
+        let raw = Qemu::default().run(&fw, &config)?;
+        let outcome = RunOutcome::from_qemu(&fw, config, raw);
+        if let Some(e) = outcome.error {
+            return Err(e.into());
+        }
+        let field = |line: &str, name: &str| -> Option<f64> {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))?
+                .parse()
+                .ok()
+        };
+        let find = |prefix: &str| {
+            outcome
+                .logs
+                .iter()
+                .find(|l| l.starts_with(prefix))
+                .cloned()
+                .with_context(|| format!("sched_cost printed no `{prefix}` line"))
+        };
+        let cal = find("cost calibration")?;
+        let per_tick =
+            field(&cal, "instructions").unwrap_or(0.0) / field(&cal, "ticks").unwrap_or(1.0);
+        let per_point = |line: &str| {
+            field(line, "ticks").unwrap_or(0.0) * per_tick / field(line, "points").unwrap_or(1.0)
+        };
+        let point_cost = per_point(&find("cost point")?);
+        let access_cost = per_point(&find("cost access")?);
+        let ping = find("cost pingpong")?;
+        let (points, switches) = (
+            field(&ping, "points").unwrap_or(1.0),
+            field(&ping, "switches").unwrap_or(1.0),
+        );
+        let total = field(&ping, "ticks").unwrap_or(0.0) * per_tick;
+        // Points that did not switch cost what a lone task's point costs (measured above;
+        // with two tasks the strategy has two candidates, which is charged to the switch).
+        // PCT runs the higher-priority task to its end: too few switches to measure one.
+        let switch_cost = if switches * 10.0 >= points {
+            format!(
+                "{:>6.1}",
+                (total - (points - switches) * point_cost) / switches
+            )
+        } else {
+            format!("{:>6}", "-")
+        };
+        println!(
+            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  point with switch {switch_cost}  ({per_tick:.0} instr/tick)",
+            jostle_host_tools::targeting::strategy_name(strategy)
+        );
     }
-    let field = |line: &str, name: &str| -> Option<f64> {
-        line.split_whitespace()
-            .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))?
-            .parse()
-            .ok()
-    };
-    let find = |prefix: &str| {
-        outcome
-            .logs
-            .iter()
-            .find(|l| l.starts_with(prefix))
-            .cloned()
-            .with_context(|| format!("sched_cost printed no `{prefix}` line"))
-    };
-    let cal = find("cost calibration")?;
-    let per_tick = field(&cal, "instructions").unwrap_or(0.0) / field(&cal, "ticks").unwrap_or(1.0);
-    let point = find("cost point")?;
-    let point_cost =
-        field(&point, "ticks").unwrap_or(0.0) * per_tick / field(&point, "points").unwrap_or(1.0);
-    let ping = find("cost pingpong")?;
-    let (points, switches) = (
-        field(&ping, "points").unwrap_or(1.0),
-        field(&ping, "switches").unwrap_or(1.0),
-    );
-    let total = field(&ping, "ticks").unwrap_or(0.0) * per_tick;
-    // Points that did not switch cost what a lone task's point costs (measured above,
-    // with two tasks the strategy has two candidates, which is charged to the switch).
-    let switch_cost = (total - (points - switches) * point_cost) / switches.max(1.0);
-    println!("kernel cost  instructions per tick {per_tick:.1} (calibrated, -icount shift=0)");
-    println!(
-        "kernel cost  scheduling point, no switch (1 task, Random, trace=results): {point_cost:.1} instructions"
-    );
-    println!(
-        "kernel cost  scheduling point with switch (2 tasks, Random, trace=results): {switch_cost:.1} instructions ({switches} switches in {points} points)"
-    );
     Ok(())
 }
 

@@ -21,7 +21,7 @@
 //! | 28 | 4 | livelock bound (scheduling steps a task may stay postponed) |
 //! | 32 | 16 | strategy parameters, 4 × u32 |
 //! | 48 | 32 | firmware arguments, 8 × u32 |
-//! | 80 | 128 | breakpoints, 16 × (site u32, aux u32) |
+//! | 80 | 128 | breakpoints, 16 × (site u32, aux u32): aux = role << 24 \| index ([`crate::targets::role`]) |
 //!
 //! An absent block (no magic) means the documented default: seed 0, Random, full trace,
 //! step limit [`DEFAULT_STEP_LIMIT`]. A block with the magic but anything else wrong is

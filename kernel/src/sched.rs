@@ -95,8 +95,11 @@ pub const MAX_LOCKS: usize = 16;
 
 /// A pending operation: what a stopped task will do when it is next chosen. Field names
 /// follow [`Event`]: `s` site, `a` location, `l` lock, `c` class, `g` signal.
+// `repr(u32)`: a word-sized tag keeps the operands word-aligned inside `Slot`, so copying a
+// pending operation is a few loads and stores rather than a call to `memcpy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
+#[repr(u32)]
 pub enum Op {
     /// A new task's first step: it begins running.
     Start,
@@ -243,6 +246,8 @@ pub struct Core<K: Sink> {
     targets: Targets,
     /// Whether `targets` can report anything (the check is skipped otherwise).
     checking: bool,
+    /// Whether the strategy or the check reads the tracker (kept up to date only then).
+    tracking: bool,
     tracker: Tracker,
     sink: K,
 }
@@ -284,6 +289,9 @@ impl<K: Sink> Core<K> {
             },
             forced: TaskSet::EMPTY,
             checking: targets.race || targets.atomicity || targets.all_blocks,
+            tracking: targets.atomicity
+                || targets.all_blocks
+                || config.strategy == crate::config::StrategyId::Deadlock,
             targets,
             tracker: Tracker::default(),
             sink,
@@ -491,7 +499,9 @@ impl<K: Sink> Core<K> {
             self.postponed = self.postponed.minus(done);
         }
         self.execute(t, op);
-        self.tracker.after(t, &op);
+        if self.tracking {
+            self.tracker.after(t, &op);
+        }
         let view = View {
             slots: &self.slots,
             postponed: self.postponed,

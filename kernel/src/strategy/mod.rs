@@ -109,6 +109,10 @@ impl AnyStrategy {
 
 impl Strategy for AnyStrategy {
     fn pick(&mut self, candidates: TaskSet, view: &View<'_>, rng: &mut SchedRng) -> TaskId {
+        // One candidate is no choice: no random draw (the same on every port).
+        if candidates.len() == 1 {
+            return candidates.nth(0);
+        }
         match self {
             AnyStrategy::Pct(s) => s.pick(candidates, view, rng),
             // The others pick uniformly; only their checks differ.

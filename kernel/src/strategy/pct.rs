@@ -45,7 +45,14 @@ impl Pct {
         for _ in 1..d {
             let _ = change.push(1 + rng.below(k));
         }
-        change.sort_unstable();
+        // Insertion sort: at most MAX_DEPTH entries, and no general sort in flash.
+        for i in 1..change.len() {
+            let mut j = i;
+            while j > 0 && change[j - 1] > change[j] {
+                change.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         Pct {
             priority,
             change,

@@ -8,6 +8,7 @@
 use jostle_examples::*;
 
 static STACK1: Stack<4096> = Stack::new();
+static VALUE: Shared<u32> = Shared::new(0);
 const N: u32 = 2000;
 
 #[cfg(target_os = "none")]
@@ -82,6 +83,14 @@ fn main_task() {
             }
         });
         defmt::println!("cost point points={=u32} ticks={=u32}", N, ticks);
+        // An access at a site that is not a breakpoint: the path every instrumented
+        // shared variable takes under an active strategy.
+        let ticks = measure(|| {
+            for _ in 0..N {
+                VALUE.read();
+            }
+        });
+        defmt::println!("cost access points={=u32} ticks={=u32}", N, ticks);
         let ticks = measure(|| {
             let h = spawn(&STACK1, pinger);
             pinger();
