@@ -2,7 +2,7 @@
 //! the papers report them (bug created, failure that followed, per run).
 
 use crate::error::JostleError;
-use crate::run::Outcome;
+use crate::run::{Outcome, RunOutcome};
 use crate::runner::Runner;
 use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel, Verdict};
@@ -58,12 +58,26 @@ impl Tally {
 
 /// Runs `base` with seeds `first .. first + runs` and counts. A run whose stream is broken
 /// stops the tally with that error (and its seed), never a silently smaller count.
-pub fn tally(runner: &Runner, base: &Config, first: u64, runs: u32) -> Result<Tally, JostleError> {
+/// With `happened`, a run also counts as confirmed when the happens-before detector finds
+/// the targeted race in its full trace (how DrFinder is measured, and Random beside it).
+pub fn tally(
+    runner: &Runner,
+    base: &Config,
+    first: u64,
+    runs: u32,
+    happened: bool,
+) -> Result<Tally, JostleError> {
+    let mut base = base.clone();
+    if happened {
+        base.trace = TraceLevel::Full;
+    }
+    let base = &base;
     let started = Instant::now();
     let mut t = Tally::default();
+    let mut feedback = base.clone();
     for i in 0..runs {
         let seed = first.wrapping_add(u64::from(i));
-        let mut config = base.clone();
+        let mut config = feedback.clone();
         config.seed = seed;
         if config.strategy == StrategyId::Pct && config.params[1] == 0 {
             config.params[1] = measure_steps(runner, &config)?;
@@ -78,12 +92,15 @@ pub fn tally(runner: &Runner, base: &Config, first: u64, runs: u32) -> Result<Ta
         if outcome.outcome != Some(Outcome::Verdict(Verdict::Pass)) {
             t.failed += 1;
         }
-        if outcome.confirmed() {
+        if outcome.confirmed() || (happened && outcome.happened_race()) {
             t.confirmed += 1;
             t.first_confirmed_seed.get_or_insert(seed);
         }
         if outcome.harmful() {
             t.harmful += 1;
+        }
+        if base.strategy == StrategyId::DrFinder {
+            feedback = with_relations_of(&outcome, base);
         }
     }
     t.runs_per_second = f64::from(t.runs) / started.elapsed().as_secs_f64().max(1e-9);
@@ -105,6 +122,27 @@ pub fn measure_steps(runner: &Runner, config: &Config) -> Result<u32, JostleErro
         return Err(with_seed(e, config.seed));
     }
     Ok(outcome.steps.max(1))
+}
+
+/// DrFinder's feedback (drfinder-fse15 Algorithm 2, line 21): the next run uses the
+/// may-trigger relations this run collected (kept when it collected none).
+fn with_relations_of(outcome: &RunOutcome, base: &Config) -> Config {
+    use jostle_kernel::targets::{role, role_of};
+    let relations =
+        jostle_checker::drfinder::collect(&outcome.events, jostle_checker::drfinder::DEFAULT_DEPTH);
+    if relations.is_empty() {
+        return base.clone();
+    }
+    let mut config = base.clone();
+    let targets: Vec<_> = base
+        .breakpoints
+        .iter()
+        .filter(|b| !matches!(role_of(b.aux), role::RELATION | role::CLASS))
+        .copied()
+        .collect();
+    let (bps, _) = crate::targeting::relation_breakpoints(&relations, targets.len());
+    config.breakpoints = targets.into_iter().chain(bps).collect();
+    config
 }
 
 fn with_seed(e: JostleError, seed: u64) -> JostleError {

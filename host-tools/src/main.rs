@@ -69,6 +69,8 @@ enum StrategyArg {
     Atom,
     /// DeadlockFuzzer: close a predicted lock cycle.
     Deadlock,
+    /// DrFinder: reverse lock hand-offs along may-trigger relations.
+    Drfinder,
     /// PCT (probabilistic concurrency testing): random priorities and change points.
     Pct,
 }
@@ -80,6 +82,7 @@ impl StrategyArg {
             StrategyArg::Race => StrategyId::Race,
             StrategyArg::Atom => StrategyId::Atom,
             StrategyArg::Deadlock => StrategyId::Deadlock,
+            StrategyArg::Drfinder => StrategyId::DrFinder,
             StrategyArg::Pct => StrategyId::Pct,
         }
     }
@@ -220,6 +223,10 @@ struct ConfirmArgs {
     /// A label printed at the start of each row (e.g. the example and its filler).
     #[arg(long, default_value = "")]
     label: String,
+    /// Also count a run as confirmed when the happens-before detector finds the targeted
+    /// race in its full trace (DrFinder's measure; use it for the rows beside DrFinder).
+    #[arg(long)]
+    happened: bool,
 }
 
 #[derive(Args)]
@@ -319,8 +326,40 @@ fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<()
             site_breakpoints(&sites, strategy, &space)?
         }
     };
+    let mut breakpoints = breakpoints;
+    if strategy == StrategyId::DrFinder {
+        // The may-trigger relations of a previous run of this image (lock classes are
+        // addresses of one image, so they are not carried across builds).
+        let prediction = read_prediction(&args.prediction).map_err(|e| {
+            JostleError::BadPrediction(format!(
+                "--strategy drfinder needs the relations of a previous run ({e}); run `jostle predict` first"
+            ))
+        })?;
+        if prediction.firmware.as_deref() != Some(fingerprint(target.path())?.as_str()) {
+            return Err(JostleError::BadPrediction(format!(
+                "{}: made on another image; DrFinder's relations name lock classes of one image",
+                args.prediction.display()
+            )));
+        }
+        let (bps, kept) = jostle_host_tools::targeting::relation_breakpoints(
+            &prediction.relations,
+            breakpoints.len(),
+        );
+        if kept < prediction.relations.len() {
+            eprintln!(
+                "jostle: note: {} of {} may-trigger relations fit in the configuration block",
+                kept,
+                prediction.relations.len()
+            );
+        }
+        breakpoints.extend(bps);
+    }
     config.breakpoints = heapless::Vec::from_slice(&breakpoints)
         .map_err(|()| JostleError::Usage("too many breakpoints".into()))?;
+    if strategy == StrategyId::DrFinder {
+        // DrFinder's confirmation is the happens-before detector's, over the full trace.
+        config.trace = TraceLevel::Full;
+    }
     Ok(())
 }
 
@@ -448,6 +487,7 @@ fn predict(args: PredictArgs) -> Result<u8, JostleError> {
 }
 
 fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
+    use jostle_checker::CandidateKind;
     use jostle_host_tools::predict::{read_prediction, site_text};
     use jostle_host_tools::targeting::{strategy_for, strategy_name};
     let run_args = RunArgs {
@@ -482,6 +522,7 @@ fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
                 .filter(|c| {
                     matches!(strategy, StrategyId::Random | StrategyId::Pct)
                         || strategy_for(c.kind) == strategy
+                        || (strategy == StrategyId::DrFinder && c.kind == CandidateKind::Race)
                 })
                 .map(move |c| (p, c))
         }) {
@@ -511,11 +552,20 @@ fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
     for (what, steer_args) in targets {
         let mut config = base.clone();
         steer(&mut config, &steer_args, &runner)?;
-        let tally = jostle_host_tools::confirm::tally(&runner, &config, args.seed, args.runs)?;
+        let tally = jostle_host_tools::confirm::tally(
+            &runner,
+            &config,
+            args.seed,
+            args.runs,
+            args.happened,
+        )?;
         let mut out = stdout.lock();
         let mut name = strategy_name(strategy).to_owned();
         if strategy == StrategyId::Atom {
             name += &format!(" q={}", args.steer.q);
+        }
+        if args.happened {
+            name += " (hb)";
         }
         let printed = if args.json {
             writeln!(

@@ -330,9 +330,32 @@ impl RunOutcome {
     }
 
     /// Was a targeted bug made real (a `RealRace`, `AtomicityViolation` or
-    /// `DeadlockConfirmed` event)?
+    /// `DeadlockConfirmed` event)? Under DrFinder, whose aim is a race hidden behind a lock
+    /// hand-off, also: the happens-before detector finds the targeted race (any race when
+    /// untargeted) in the trace (full trace level needed).
     pub fn confirmed(&self) -> bool {
         self.events.iter().any(is_finding)
+            || (self.config.strategy == jostle_kernel::config::StrategyId::DrFinder
+                && self.happened_race())
+    }
+
+    /// Does the happens-before detector find, in this run's trace, the race the run targets
+    /// (its race breakpoints), or any race when it targets none? Needs the full trace.
+    pub fn happened_race(&self) -> bool {
+        let sides: Vec<(u32, u8)> = self
+            .config
+            .breakpoints
+            .iter()
+            .filter(|b| {
+                jostle_kernel::targets::role_of(b.aux) == jostle_kernel::targets::role::RACE
+            })
+            .map(|b| (b.site, b.aux as u8))
+            .collect();
+        let on = |site: u32, side: u8| sides.contains(&(site, side));
+        jostle_checker::hb::detect(&self.events).iter().any(|pair| {
+            let (a, b) = pair.sites();
+            sides.is_empty() || (on(a, 0) && on(b, 1)) || (on(a, 1) && on(b, 0))
+        })
     }
 
     /// Did a failure (panic, stack overflow, fault) follow a confirmation? Such a bug is

@@ -7,7 +7,7 @@
 
 use crate::elf::Firmware;
 use crate::error::JostleError;
-use jostle_checker::{Candidate, CandidateKind, Prediction};
+use jostle_checker::{Candidate, CandidateKind, MayTrigger, Prediction};
 use jostle_kernel::config::{Breakpoint, MAX_BREAKPOINTS, StrategyId};
 use jostle_kernel::site::host_site_id;
 use jostle_kernel::targets::{aux, role};
@@ -81,7 +81,11 @@ pub fn candidate_breakpoints(
     same_image: bool,
 ) -> Result<Vec<Breakpoint>, JostleError> {
     let wanted = strategy_for(candidate.kind);
-    if !matches!(strategy, StrategyId::Random | StrategyId::Pct) && strategy != wanted {
+    let drfinder_race = strategy == StrategyId::DrFinder && candidate.kind == CandidateKind::Race;
+    if !matches!(strategy, StrategyId::Random | StrategyId::Pct)
+        && strategy != wanted
+        && !drfinder_race
+    {
         return Err(JostleError::Usage(format!(
             "candidate {} is a {} candidate: use --strategy {}",
             candidate.id,
@@ -109,6 +113,7 @@ pub fn candidate_breakpoints(
         Ok(())
     };
     match candidate.kind {
+        // DrFinder aims at a race too (its breakpoints are relations, added by the caller).
         CandidateKind::Race => {
             let (a, b) = match candidate.sites.as_slice() {
                 [a, b] => (*a, *b),
@@ -174,6 +179,29 @@ pub fn site_breakpoints(
     check_count(bps)
 }
 
+/// Most may-trigger relations a configuration block carries (two breakpoints each).
+pub const MAX_RELATIONS: usize = MAX_BREAKPOINTS / 2;
+
+/// DrFinder's relations as breakpoints, after `already` breakpoints: `(frame, RELATION | i)`
+/// and `(class, CLASS | i)`. Relations beyond the block's room are left out, the ones with
+/// the innermost frames (highest site ids last) first; returns how many were kept.
+pub fn relation_breakpoints(relations: &[MayTrigger], already: usize) -> (Vec<Breakpoint>, usize) {
+    let room = (MAX_BREAKPOINTS.saturating_sub(already)) / 2;
+    let kept = relations.len().min(room);
+    let mut bps = Vec::with_capacity(2 * kept);
+    for (i, r) in relations.iter().take(kept).enumerate() {
+        bps.push(Breakpoint {
+            site: r.frame,
+            aux: aux(role::RELATION, i as u8),
+        });
+        bps.push(Breakpoint {
+            site: r.class,
+            aux: aux(role::CLASS, i as u8),
+        });
+    }
+    (bps, kept)
+}
+
 fn check_count(bps: Vec<Breakpoint>) -> Result<Vec<Breakpoint>, JostleError> {
     if bps.len() > MAX_BREAKPOINTS {
         return Err(JostleError::Usage(format!(
@@ -195,6 +223,7 @@ pub fn strategy_name(s: StrategyId) -> &'static str {
         StrategyId::Race => "race",
         StrategyId::Atom => "atom",
         StrategyId::Deadlock => "deadlock",
+        StrategyId::DrFinder => "drfinder",
         StrategyId::Pct => "pct",
     }
 }

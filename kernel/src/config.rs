@@ -59,6 +59,8 @@ pub enum StrategyId {
     Atom = 2,
     /// DeadlockFuzzer: breakpoints are the cycle's acquire and context sites.
     Deadlock = 3,
+    /// DrFinder: breakpoints are may-trigger relations (frame site, lock class).
+    DrFinder = 4,
     /// PCT: `params[0]` is the depth d (0: 3), `params[1]` the step bound k (0: 1000).
     Pct = 5,
 }
@@ -71,6 +73,7 @@ impl StrategyId {
             1 => Some(Self::Race),
             2 => Some(Self::Atom),
             3 => Some(Self::Deadlock),
+            4 => Some(Self::DrFinder),
             5 => Some(Self::Pct),
             _ => None,
         }

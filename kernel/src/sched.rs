@@ -291,7 +291,10 @@ impl<K: Sink> Core<K> {
             checking: targets.race || targets.atomicity || targets.all_blocks,
             tracking: targets.atomicity
                 || targets.all_blocks
-                || config.strategy == crate::config::StrategyId::Deadlock,
+                || matches!(
+                    config.strategy,
+                    crate::config::StrategyId::Deadlock | crate::config::StrategyId::DrFinder
+                ),
             targets,
             tracker: Tracker::default(),
             sink,
@@ -509,7 +512,11 @@ impl<K: Sink> Core<K> {
             targets: &self.targets,
             tracker: &self.tracker,
         };
-        self.strategy.analyze(t, &op, &view, &mut self.rng);
+        let release = self.strategy.analyze(t, &op, &view, &mut self.rng);
+        if !release.is_empty() {
+            self.postponed = self.postponed.minus(release);
+            self.forced.0 |= release.0;
+        }
         Next::Run(t)
     }
 
@@ -946,5 +953,44 @@ mod tests {
         let mut runs = order.clone();
         runs.dedup();
         assert_eq!(runs.len(), 3, "one uninterrupted run per task: {order:?}");
+    }
+
+    #[test]
+    fn drfinder_escorts_the_task_that_may_take_the_lock_first() {
+        // Task 1 publishes then takes lock 5; task 2, inside frame 70, later takes lock 5.
+        let publisher = [
+            Op::FrameEnter { s: 60 },
+            Op::Write { s: 61, a: 9 },
+            Op::Acquire { s: 62, l: 5, c: 5 },
+            Op::Release { s: 63, l: 5 },
+            Op::FrameExit { s: 60 },
+        ];
+        let mut user = vec![Op::FrameEnter { s: 70 }];
+        user.extend(YIELDS);
+        user.extend([
+            Op::Acquire { s: 71, l: 5, c: 5 },
+            Op::Release { s: 72, l: 5 },
+            Op::Read { s: 73, a: 9 },
+            Op::FrameExit { s: 70 },
+        ]);
+        // mt(70, 5): frame 70 may trigger an acquire of class 5.
+        let bps = [(70, aux(role::RELATION, 0)), (5, aux(role::CLASS, 0))];
+        let first_acquirer = |strategy, seed| {
+            let (v, events) = simulate(&with(strategy, seed, &bps), &[&publisher, &user]);
+            assert_eq!(v, Verdict::Pass);
+            events.iter().find_map(|e| match e {
+                Event::Acquire { t, .. } => Some(*t),
+                _ => None,
+            })
+        };
+        let reversed = (0..30)
+            .filter(|s| first_acquirer(StrategyId::DrFinder, *s) == Some(2))
+            .count();
+        let random = (0..30)
+            .filter(|s| first_acquirer(StrategyId::Random, *s) == Some(2))
+            .count();
+        // Whenever task 2 is inside frame 70 when task 1 asks for the lock, it goes first.
+        assert!(reversed >= 15, "{reversed}");
+        assert!(reversed > random + 5, "{reversed} vs {random}");
     }
 }

@@ -25,8 +25,11 @@ pub mod role {
     pub const ACQUIRE: u8 = 4;
     /// An acquire site of a lock the component holds (index = component).
     pub const CONTEXT: u8 = 5;
-    /// A DrFinder may-trigger relation: `site` is a frame, the low 24 bits a lock class.
+    /// A DrFinder may-trigger relation `mt(frame, class)`: `site` is the frame's site; the
+    /// [`CLASS`] breakpoint with the same index carries the class.
     pub const RELATION: u8 = 6;
+    /// The lock class of the relation with the same index (in the `site` field).
+    pub const CLASS: u8 = 7;
 }
 
 /// The `aux` word of a breakpoint with `role` and `index`.
@@ -111,6 +114,8 @@ pub struct TaskFacts {
     pub held: Small,
     /// The acquire site of each lock in `held`.
     pub held_sites: Small,
+    /// Sites of the open instrumented frames, innermost last (DrFinder's call stack).
+    pub frames: Small,
 }
 
 /// Tracks [`TaskFacts`] for every task, from the operations as they execute.
@@ -151,6 +156,15 @@ impl Tracker {
                 if let Some(i) = f.held.as_slice().iter().rposition(|h| *h == l) {
                     f.held.remove_at(i);
                     f.held_sites.remove_at(i);
+                }
+            }
+            Op::FrameEnter { s } => f.frames.push(s),
+            Op::FrameExit { s } => {
+                // drfinder-fse15 Algorithm 1, lines 8–11: pop the frame (and any left open).
+                if let Some(i) = f.frames.as_slice().iter().rposition(|x| *x == s) {
+                    while f.frames.as_slice().len() > i {
+                        f.frames.remove_at(i);
+                    }
                 }
             }
             _ => {}

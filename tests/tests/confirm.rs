@@ -271,3 +271,32 @@ fn pct_replays_and_nothing_is_reported_on_correct_firmware() {
         }
     }
 }
+
+#[test]
+fn drfinder_reverses_the_hand_off_so_the_hidden_race_happens() {
+    let fw = firmware("hidden_order");
+    let p = predicted(&fw, &[20]);
+    assert!(!p.relations.is_empty(), "frames give may-trigger relations");
+    let mut base = targeting(&fw, &p, CandidateKind::Race, StrategyId::DrFinder, 0, &[20]);
+    let (relations, kept) =
+        jostle_host_tools::targeting::relation_breakpoints(&p.relations, base.breakpoints.len());
+    assert_eq!(kept, p.relations.len());
+    base.breakpoints.extend(relations);
+    base.trace = TraceLevel::Full;
+    let happened = |c: &Config| {
+        (0..20)
+            .filter(|s| run_qemu(&fw, with_seed(c, *s)).happened_race())
+            .count()
+    };
+    let drfinder = happened(&base);
+    let random = happened(&Config {
+        strategy: StrategyId::Random,
+        ..base.clone()
+    });
+    assert!(drfinder >= 10, "DrFinder exposed the race in {drfinder}/20");
+    assert!(
+        random < drfinder,
+        "Random {random}/20, DrFinder {drfinder}/20"
+    );
+    replays(&fw, &base);
+}

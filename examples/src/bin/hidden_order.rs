@@ -14,20 +14,25 @@ static OWN2: Shared<u32> = Shared::new(0);
 static STACK1: Stack<4096> = Stack::new();
 static STACK2: Stack<4096> = Stack::new();
 
+// Each task body is an instrumented frame, so DrFinder knows which code may take `N`.
 fn t1() {
-    VALUE.write(42); // publish
-    let g = N.lock();
-    FLAG.write(1);
-    g.unlock();
+    frame(|| {
+        VALUE.write(42); // publish
+        let g = N.lock();
+        FLAG.write(1);
+        g.unlock();
+    })
 }
 
 fn t2() {
-    filler(&OWN2, arg_or(0, 20));
-    let g = N.lock();
-    let _published = FLAG.read();
-    g.unlock();
-    // Bug: uses the value without checking the flag.
-    assert_eq!(VALUE.read(), 42, "value used before it was published");
+    frame(|| {
+        filler(&OWN2, arg_or(0, 20));
+        let g = N.lock();
+        let _published = FLAG.read();
+        g.unlock();
+        // Bug: uses the value without checking the flag.
+        assert_eq!(VALUE.read(), 42, "value used before it was published");
+    })
 }
 
 fn main_task() {

@@ -10,11 +10,13 @@
 
 mod atomfuzzer;
 mod deadlockfuzzer;
+mod drfinder;
 mod pct;
 mod racefuzzer;
 
 pub use atomfuzzer::{AtomFuzzer, Q_ONE};
 pub use deadlockfuzzer::DeadlockFuzzer;
+pub use drfinder::DrFinder;
 pub use pct::Pct;
 pub use racefuzzer::RaceFuzzer;
 
@@ -69,8 +71,11 @@ pub trait Strategy {
         Check::Execute
     }
 
-    /// Learns from `t` having executed `op` (after the tracker has recorded it).
-    fn analyze(&mut self, _t: TaskId, _op: &Op, _view: &View<'_>, _rng: &mut SchedRng) {}
+    /// Learns from `t` having executed `op` (after the tracker has recorded it); returns
+    /// postponed tasks to release, which run next.
+    fn analyze(&mut self, _t: TaskId, _op: &Op, _view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
+        TaskSet::EMPTY
+    }
 }
 
 /// SimpleFuzzer (atomfuzzer-fse08 Algorithm 1): at each state, a task chosen uniformly at
@@ -90,6 +95,8 @@ pub enum AnyStrategy {
     Atom(AtomFuzzer),
     /// See [`DeadlockFuzzer`].
     Deadlock(DeadlockFuzzer),
+    /// See [`DrFinder`].
+    DrFinder(DrFinder),
     /// See [`Pct`].
     Pct(Pct),
 }
@@ -102,6 +109,7 @@ impl AnyStrategy {
             StrategyId::Race => AnyStrategy::Race(RaceFuzzer),
             StrategyId::Atom => AnyStrategy::Atom(AtomFuzzer::new(config.params[0])),
             StrategyId::Deadlock => AnyStrategy::Deadlock(DeadlockFuzzer),
+            StrategyId::DrFinder => AnyStrategy::DrFinder(DrFinder::default()),
             StrategyId::Pct => AnyStrategy::Pct(Pct::new(config.params[0], config.params[1], rng)),
         }
     }
@@ -115,6 +123,7 @@ impl Strategy for AnyStrategy {
         }
         match self {
             AnyStrategy::Pct(s) => s.pick(candidates, view, rng),
+            AnyStrategy::DrFinder(s) => s.pick(candidates, view, rng),
             // The others pick uniformly; only their checks differ.
             _ => candidates.nth(rng.below(candidates.len())),
         }
@@ -126,12 +135,15 @@ impl Strategy for AnyStrategy {
             AnyStrategy::Race(s) => s.check(t, op, view, rng),
             AnyStrategy::Atom(s) => s.check(t, op, view, rng),
             AnyStrategy::Deadlock(s) => s.check(t, op, view, rng),
+            AnyStrategy::DrFinder(s) => s.check(t, op, view, rng),
         }
     }
 
-    fn analyze(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) {
-        if let AnyStrategy::Pct(s) = self {
-            s.analyze(t, op, view, rng);
+    fn analyze(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> TaskSet {
+        match self {
+            AnyStrategy::Pct(s) => s.analyze(t, op, view, rng),
+            AnyStrategy::DrFinder(s) => s.analyze(t, op, view, rng),
+            _ => TaskSet::EMPTY,
         }
     }
 }

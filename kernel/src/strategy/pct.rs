@@ -72,7 +72,7 @@ impl Strategy for Pct {
         best
     }
 
-    fn analyze(&mut self, t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) {
+    fn analyze(&mut self, t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
         // `view.step` counts the step just executed.
         while let Some(&at) = self.change.get(self.passed as usize) {
             if at > view.step {
@@ -82,5 +82,6 @@ impl Strategy for Pct {
             // The i-th change point gives priority d − i: below every initial one.
             self.priority[t as usize] = (self.change.len() + 1 - self.passed as usize) as u8;
         }
+        TaskSet::EMPTY
     }
 }
