@@ -148,13 +148,9 @@ struct RunArgs {
     config_file: Option<PathBuf>,
 }
 
-#[derive(Args)]
-struct PredictArgs {
-    #[command(flatten)]
-    firmware: FirmwareArgs,
-    /// Random-strategy runs to analyse (seeds --seed, --seed+1, ...).
-    #[arg(long, default_value_t = 10)]
-    runs: u32,
+/// What every run of a multi-run command shares.
+#[derive(Args, Clone)]
+struct EachRun {
     /// First seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -170,6 +166,17 @@ struct PredictArgs {
     /// Run on the host port instead of QEMU.
     #[arg(long)]
     host: bool,
+}
+
+#[derive(Args)]
+struct PredictArgs {
+    #[command(flatten)]
+    firmware: FirmwareArgs,
+    /// Random-strategy runs to analyse (seeds --seed, --seed+1, ...).
+    #[arg(long, default_value_t = 10)]
+    runs: u32,
+    #[command(flatten)]
+    each: EachRun,
     /// Analyse saved `jostle run --json` output instead of running (repeat for more files).
     #[arg(long = "trace", conflicts_with_all = ["elf", "package", "host"])]
     traces: Vec<PathBuf>,
@@ -202,21 +209,8 @@ struct ConfirmArgs {
     /// Runs per target (seeds --seed, --seed+1, ...).
     #[arg(long, default_value_t = 200)]
     runs: u32,
-    /// First seed.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// A firmware argument (repeat for more).
-    #[arg(long = "arg")]
-    args: Vec<u32>,
-    /// Most scheduling steps per run.
-    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
-    step_limit: u32,
-    /// Wall-clock limit of each run, in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
-    /// Run on the host port instead of QEMU.
-    #[arg(long)]
-    host: bool,
+    #[command(flatten)]
+    each: EachRun,
     /// One JSON object per row.
     #[arg(long)]
     json: bool,
@@ -426,20 +420,20 @@ fn predict(args: PredictArgs) -> Result<u8, JostleError> {
                 livelock_bound: jostle_kernel::config::DEFAULT_LIVELOCK_BOUND,
             },
             seed: 0,
-            step_limit: args.step_limit,
+            step_limit: args.each.step_limit,
             trace: Trace::Full,
-            args: args.args.clone(),
+            args: args.each.args.clone(),
             json: false,
-            timeout: args.timeout,
-            host: args.host,
+            timeout: args.each.timeout,
+            host: args.each.host,
             config_file: None,
         };
         let base = config_of(&run_args)?;
-        let path = resolve_firmware(&args.firmware, args.host)?;
-        let target = Runner::new(path, args.host, args.timeout)?;
+        let path = resolve_firmware(&args.firmware, args.each.host)?;
+        let target = Runner::new(path, args.each.host, args.each.timeout)?;
         prediction.firmware = Some(fingerprint(target.path())?);
         for i in 0..args.runs {
-            let seed = args.seed.wrapping_add(u64::from(i));
+            let seed = args.each.seed.wrapping_add(u64::from(i));
             let config = Config {
                 seed,
                 ..base.clone()
@@ -494,17 +488,17 @@ fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
         firmware: args.firmware.clone(),
         steer: args.steer.clone(),
         seed: 0,
-        step_limit: args.step_limit,
+        step_limit: args.each.step_limit,
         trace: Trace::Results,
-        args: args.args.clone(),
+        args: args.each.args.clone(),
         json: false,
-        timeout: args.timeout,
-        host: args.host,
+        timeout: args.each.timeout,
+        host: args.each.host,
         config_file: None,
     };
     let base = config_of(&run_args)?;
-    let path = resolve_firmware(&args.firmware, args.host)?;
-    let runner = Runner::new(path, args.host, args.timeout)?;
+    let path = resolve_firmware(&args.firmware, args.each.host)?;
+    let runner = Runner::new(path, args.each.host, args.each.timeout)?;
     let strategy = args.steer.strategy.id();
     // (what the row is about, the steering for it)
     let mut targets: Vec<(String, StrategyArgs)> = Vec::new();
@@ -555,7 +549,7 @@ fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
         let tally = jostle_host_tools::confirm::tally(
             &runner,
             &config,
-            args.seed,
+            args.each.seed,
             args.runs,
             args.happened,
         )?;
@@ -575,8 +569,8 @@ fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
                     "label": args.label,
                     "strategy": name,
                     "target": what,
-                    "args": args.args,
-                    "first_seed": args.seed,
+                    "args": args.each.args,
+                    "first_seed": args.each.seed,
                     "tally": tally,
                 })
             )

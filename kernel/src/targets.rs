@@ -56,15 +56,9 @@ pub struct Small {
 impl Small {
     /// Adds `v` (kept once).
     pub fn insert(&mut self, v: u32) {
-        if self.contains(v) {
-            return;
+        if !self.contains(v) {
+            self.push(v);
         }
-        if self.len as usize == MAX_TRACKED {
-            self.items.copy_within(1.., 0);
-            self.len -= 1;
-        }
-        self.items[self.len as usize] = v;
-        self.len += 1;
     }
 
     /// Pushes `v` even if present (a stack of acquire sites).
