@@ -23,6 +23,8 @@ pub struct Tally {
     pub harmful: u32,
     /// Runs per verdict name.
     pub verdicts: BTreeMap<String, u32>,
+    /// Panicking runs per panic message (which assertion failed).
+    pub panics: BTreeMap<String, u32>,
     /// The first seed whose run confirmed the bug (the replay seed).
     pub first_confirmed_seed: Option<u64>,
     /// Wall-clock runs per second.
@@ -42,8 +44,18 @@ impl Tally {
             .iter()
             .map(|(v, n)| format!("{v} {n}"))
             .collect();
+        let panics: Vec<String> = self
+            .panics
+            .iter()
+            .map(|(m, n)| format!("\"{m}\" {n}"))
+            .collect();
+        let panics = if panics.is_empty() {
+            String::new()
+        } else {
+            format!("  panics: {}", panics.join(", "))
+        };
         format!(
-            "runs {}  confirmed {} ({:.1}%)  failed {} ({:.1}%)  harmful {}  [{}]  {:.1} runs/s",
+            "runs {}  confirmed {} ({:.1}%)  failed {} ({:.1}%)  harmful {}  [{}]{panics}  {:.1} runs/s",
             self.runs,
             self.confirmed,
             self.percent(self.confirmed),
@@ -91,6 +103,10 @@ pub fn tally(
         *t.verdicts.entry(name.to_owned()).or_default() += 1;
         if outcome.outcome != Some(Outcome::Verdict(Verdict::Pass)) {
             t.failed += 1;
+        }
+        if let Some(p) = &outcome.panic {
+            let message = p.message.clone().unwrap_or_else(|| "(no message)".into());
+            *t.panics.entry(message).or_default() += 1;
         }
         if outcome.confirmed() || (happened && outcome.happened_race()) {
             t.confirmed += 1;
