@@ -221,7 +221,7 @@ fn stack_overflow_step_limit_and_timeout_verdicts() {
 
     let fw = firmware("never_ends");
     let q = jostle_host_tools::qemu::Qemu {
-        timeout: std::time::Duration::from_millis(500),
+        timeout: std::time::Duration::from_secs(3),
         ..qemu()
     };
     let raw = q.run(&fw, &config(0, &[])).unwrap();
