@@ -1,5 +1,5 @@
-//! Throughput benchmark of the hybrid and happens-before detectors (a plain `fn main`:
-//! `cargo bench -p jostle-checker`).
+//! Throughput benchmark of the hybrid and happens-before detectors (criterion):
+//! `cargo bench -p jostle-checker --bench detect`.
 //!
 //! The trace is synthetic and deterministic (SplitMix64, fixed seed): 10 million events of 8
 //! tasks over 1,000 locations and 16 locks, 30% synchronisation events. It is well formed:
@@ -13,12 +13,20 @@
 //! - 30% synchronisation: acquire 13%, release 13% (depth ≤ 2: one of the "outer" locks
 //!   0–3, then a guard lock 4–15), signal 1.5%, wait 1.5% (8 signals), frame enter/exit 1%.
 //!
-//! The trace is generated in chunks of 1M events into a reused buffer, and only detector
-//! time is measured, so the peak RSS reflects detector state, not the trace.
-//! Set `JOSTLE_BENCH_EVENTS` to change the event count.
+//! The trace is generated in chunks of 1M events into a reused buffer and each chunk is given
+//! to the detector's `feed` (what `detect` does with a whole trace); only detector time is
+//! measured, and the trace never is in memory as a whole, so the peak RSS reflects detector
+//! state (plus the 24 MB chunk buffer), not the trace length.
+//!
+//! Criterion times each detector over the whole trace (10 samples, throughput in events).
+//! Then the bench prints, in a stable form, the figures the checker is held to: events per
+//! second of each detector (median of all runs), the detector state after 1M and after 10M
+//! events, and the process peak RSS (`VmHWM`). Set `JOSTLE_BENCH_EVENTS` to change the event
+//! count (`cargo test --benches` runs 100,000 events once).
 
 use std::time::{Duration, Instant};
 
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use jostle_checker::{HbDetector, HybridDetector};
 use jostle_kernel::event::Event;
 
@@ -27,6 +35,7 @@ const LOCATIONS: u32 = 1_000;
 const LOCKS: u32 = 16;
 const OUTER: u32 = 4;
 const CHUNK: usize = 1_000_000;
+const SEED: u64 = 0x4A05_713E;
 
 struct Rng(u64);
 
@@ -197,97 +206,156 @@ fn vm_hwm_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-struct Outcome {
-    name: &'static str,
-    events: usize,
-    time: Duration,
-    state_bytes: usize,
-    pairs: usize,
-    entries: Option<usize>,
+fn mib(bytes: usize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
 }
 
-fn run<D>(
-    name: &'static str,
-    total: usize,
-    mut det: D,
-    on: impl Fn(&mut D, &Event),
-    bytes: impl Fn(&D) -> usize,
-    entries: impl Fn(&D) -> Option<usize>,
-    pairs: impl Fn(D) -> usize,
-) -> Outcome {
-    let mut generator = Gen::new(0x4A05_713E);
-    let mut buf = Vec::with_capacity(CHUNK + 16);
+fn rss() -> String {
+    vm_hwm_kib().map_or("n/a".into(), |kib| {
+        format!("{:.1} MiB", kib as f64 / 1024.0)
+    })
+}
+
+/// The two detectors behind one interface.
+trait Detector {
+    const NAME: &'static str;
+    fn new() -> Self;
+    fn feed(&mut self, events: &[Event]);
+    fn finish(self) -> usize;
+}
+
+impl Detector for HybridDetector {
+    const NAME: &'static str = "hybrid";
+    fn new() -> Self {
+        HybridDetector::new()
+    }
+    fn feed(&mut self, events: &[Event]) {
+        HybridDetector::feed(self, events);
+    }
+    fn finish(self) -> usize {
+        HybridDetector::finish(self).len()
+    }
+}
+
+impl Detector for HbDetector {
+    const NAME: &'static str = "happens-before";
+    fn new() -> Self {
+        HbDetector::new()
+    }
+    fn feed(&mut self, events: &[Event]) {
+        HbDetector::feed(self, events);
+    }
+    fn finish(self) -> usize {
+        HbDetector::finish(self).len()
+    }
+}
+
+/// Streams `total` trace events through a new detector, timing only the detector. Returns
+/// the detector time and the number of racing site pairs found.
+fn run<D: Detector>(total: usize, buf: &mut Vec<Event>) -> (Duration, usize) {
+    let mut generator = Gen::new(SEED);
+    let mut det = D::new();
     let mut time = Duration::ZERO;
     let mut events = 0;
     while events < total {
-        generator.fill(&mut buf, CHUNK.min(total - events));
+        generator.fill(buf, CHUNK.min(total - events));
         let start = Instant::now();
-        for ev in &buf {
-            on(&mut det, ev);
-        }
+        det.feed(buf);
         time += start.elapsed();
         events += buf.len();
     }
-    let state_bytes = bytes(&det);
-    Outcome {
-        name,
-        events,
-        time,
-        state_bytes,
-        entries: entries(&det),
-        pairs: pairs(det),
-    }
+    (time, det.finish())
 }
 
-fn main() {
+/// Times detector `D` over the trace with criterion, then prints its summary line.
+fn throughput<D: Detector>(c: &mut Criterion, total: usize, buf: &mut Vec<Event>) {
+    let mut group = c.benchmark_group("detect");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .throughput(Throughput::Elements(total as u64));
+    let mut rates = Vec::new();
+    let mut pairs = 0;
+    group.bench_function(D::NAME, |b| {
+        b.iter_custom(|iters| {
+            let mut time = Duration::ZERO;
+            for _ in 0..iters {
+                let (t, p) = run::<D>(total, buf);
+                rates.push(total as f64 / t.as_secs_f64() / 1e6);
+                pairs = p;
+                time += t;
+            }
+            time
+        });
+    });
+    group.finish();
+    if rates.is_empty() {
+        return; // filtered out on the command line
+    }
+    rates.sort_by(f64::total_cmp);
+    println!(
+        "jostle-bench {}: {:.1} M events/s (median of {} runs over {total} events; min {:.1}, max {:.1}), {pairs} racing site pairs",
+        D::NAME,
+        rates[rates.len() / 2],
+        rates.len(),
+        rates[0],
+        rates[rates.len() - 1],
+    );
+}
+
+/// Feeds the trace to both detectors side by side, reporting their state and the peak RSS
+/// after the first chunk and at the end: what grows with the trace, and what does not.
+fn memory(total: usize, buf: &mut Vec<Event>) {
+    let mut generator = Gen::new(SEED);
+    let mut hybrid = HybridDetector::new();
+    let mut hb = HbDetector::new();
+    let mut events = 0;
+    while events < total {
+        generator.fill(buf, CHUNK.min(total - events));
+        hybrid.feed(buf);
+        hb.feed(buf);
+        events += buf.len();
+        if events == buf.len() || events >= total {
+            println!(
+                "jostle-bench state after {events} events: hybrid {:.1} MiB ({} summary entries), happens-before {:.1} MiB; peak RSS (VmHWM) {}",
+                mib(hybrid.state_bytes()),
+                hybrid.entry_count(),
+                mib(hb.state_bytes()),
+                rss(),
+            );
+        }
+    }
+    // Hybrid keys are (location, site, task, kind, lockset). Unguarded sites are accessed
+    // under any lockset: {}, {outer}, {guard}, {outer, guard}; guarded ones only under
+    // {guard}, {outer, guard} with the location's guard. Sites fix the kind.
+    let guards = LOCKS - OUTER;
+    let any = 1 + OUTER + guards + OUTER * guards;
+    let bound = LOCATIONS * u32::from(TASKS) * (2 * any + 2 * (1 + OUTER));
+    println!(
+        "jostle-bench hybrid summary bound for this trace: {bound} entries ({LOCATIONS} locations x {TASKS} tasks x (2 unguarded sites x {any} locksets + 2 guarded sites x {} locksets)), whatever the trace length",
+        1 + OUTER
+    );
+}
+
+fn detect(c: &mut Criterion) {
     // `cargo bench` passes `--bench`; `cargo test --benches` does not: keep that run short.
     let bench = std::env::args().any(|a| a == "--bench");
     let total: usize = std::env::var("JOSTLE_BENCH_EVENTS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(if bench { 10_000_000 } else { 100_000 });
-
-    let outcomes = [
-        run(
-            "hybrid",
-            total,
-            HybridDetector::new(),
-            |d, e| d.on_event(e),
-            |d| d.state_bytes(),
-            |d| Some(d.entry_count()),
-            |d| d.finish().len(),
-        ),
-        run(
-            "happens-before",
-            total,
-            HbDetector::new(),
-            |d, e| d.on_event(e),
-            |d| d.state_bytes(),
-            |_| None,
-            |d| d.finish().len(),
-        ),
-    ];
+    let mut buf = Vec::with_capacity(CHUNK + 16);
     println!(
-        "trace: {total} events, {TASKS} tasks, {LOCATIONS} locations, {LOCKS} locks, 30% sync"
+        "jostle-bench trace: {total} events, {TASKS} tasks, {LOCATIONS} locations, {LOCKS} locks, 30% sync, seed {SEED:#x}"
     );
-    for o in &outcomes {
-        let secs = o.time.as_secs_f64();
-        println!(
-            "{:>15}: {:>7.1} M events/s ({:.3} s), state {:.1} KiB, {} racing site pairs",
-            o.name,
-            o.events as f64 / secs / 1e6,
-            secs,
-            o.state_bytes as f64 / 1024.0,
-            o.pairs
-        );
-        if let Some(n) = o.entries {
-            println!(
-                "{:>15}  {n} summary entries (location × task × site × kind × lockset)",
-                ""
-            );
-        }
-    }
-    if let Some(kib) = vm_hwm_kib() {
-        println!("peak RSS (VmHWM): {:.1} MiB", kib as f64 / 1024.0);
-    }
+    // Memory first, so that the RSS figures are not the timing runs' peak.
+    memory(total, &mut buf);
+    throughput::<HybridDetector>(c, total, &mut buf);
+    throughput::<HbDetector>(c, total, &mut buf);
+    println!("jostle-bench peak RSS (VmHWM): {}", rss());
 }
+
+criterion_group!(benches, detect);
+criterion_main!(benches);
