@@ -66,7 +66,15 @@ impl TaskSet {
 
     /// The tasks in id order.
     pub fn iter(self) -> impl Iterator<Item = TaskId> {
-        (0..MAX_TASKS as TaskId).filter(move |t| self.contains(*t))
+        let mut bits = self.0;
+        core::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let t = bits.trailing_zeros() as TaskId;
+            bits &= bits - 1;
+            Some(t)
+        })
     }
 
     /// Tasks in both sets.
@@ -236,6 +244,12 @@ pub struct Core<K: Sink> {
     trace: TraceLevel,
     rng: SchedRng,
     strategy: AnyStrategy,
+    /// Tasks stopped before a pending operation (kept with the slots, so that the enabled
+    /// set is found without scanning them).
+    stopped: TaskSet,
+    /// Stopped tasks whose operation can be disabled (acquire, join, wait, critical-section
+    /// entry): only these need an enabledness test.
+    blocking: TaskSet,
     /// CalFuzzer's `postponed` set.
     postponed: TaskSet,
     /// The step at which each postponed task was postponed (the livelock bound's clock).
@@ -248,6 +262,8 @@ pub struct Core<K: Sink> {
     checking: bool,
     /// Whether the strategy or the check reads the tracker (kept up to date only then).
     tracking: bool,
+    /// Whether the strategy learns from executed operations (PCT, DrFinder).
+    analyzing: bool,
     tracker: Tracker,
     sink: K,
 }
@@ -280,6 +296,8 @@ impl<K: Sink> Core<K> {
             trace: config.trace,
             rng,
             strategy,
+            stopped: TaskSet(1),
+            blocking: TaskSet::EMPTY,
             postponed: TaskSet::EMPTY,
             postponed_at: [0; MAX_TASKS],
             livelock_bound: if config.livelock_bound == 0 {
@@ -295,6 +313,10 @@ impl<K: Sink> Core<K> {
                     config.strategy,
                     crate::config::StrategyId::Deadlock | crate::config::StrategyId::DrFinder
                 ),
+            analyzing: matches!(
+                config.strategy,
+                crate::config::StrategyId::Pct | crate::config::StrategyId::DrFinder
+            ),
             targets,
             tracker: Tracker::default(),
             sink,
@@ -338,8 +360,20 @@ impl<K: Sink> Core<K> {
 
     /// Task `me` stops before `op`; returns what runs next.
     pub fn point(&mut self, me: TaskId, op: Op) -> Next {
-        self.slots[me as usize] = Slot::Alive(Some(op));
+        self.stop(me, op);
         self.decide()
+    }
+
+    /// Task `t` is stopped before `op`.
+    fn stop(&mut self, t: TaskId, op: Op) {
+        self.slots[t as usize] = Slot::Alive(Some(op));
+        self.stopped.insert(t);
+        if matches!(
+            op,
+            Op::Acquire { .. } | Op::Join { .. } | Op::Wait { .. } | Op::CsEnter
+        ) {
+            self.blocking.insert(t);
+        }
     }
 
     /// Task `me` ended; returns what runs next.
@@ -421,11 +455,19 @@ impl<K: Sink> Core<K> {
                 targets: &self.targets,
                 tracker: &self.tracker,
             };
-            let t = self.strategy.pick(candidates, &view, &mut self.rng);
+            // One candidate is no choice (no random draw, on every port).
+            let t = if candidates.len() == 1 {
+                candidates.nth(0)
+            } else {
+                self.strategy.pick(candidates, &view, &mut self.rng)
+            };
             let Some(op) = self.slots[t as usize].pending().copied() else {
                 // A strategy returned a task that is not stopped: a kernel bug, not a user error.
                 panic!("strategy picked a task with no pending operation");
             };
+            if !self.strategy.checks(&op) {
+                return self.run(t);
+            }
             match self.strategy.check(t, &op, &view, &mut self.rng) {
                 Check::Execute => return self.run(t),
                 Check::Postpone => self.postpone(t, &op),
@@ -440,14 +482,12 @@ impl<K: Sink> Core<K> {
 
     /// Enabled tasks, and whether any task is alive and stopped.
     fn enabled_tasks(&self) -> (TaskSet, bool) {
-        let mut enabled = TaskSet::EMPTY;
-        let mut alive = false;
-        for (i, slot) in self.slots[..self.used].iter().enumerate() {
-            if let Slot::Alive(Some(op)) = slot {
-                alive = true;
-                if self.enabled(op) {
-                    enabled.insert(i as TaskId);
-                }
+        let mut enabled = self.stopped.minus(self.blocking);
+        for t in self.blocking.iter() {
+            if let Some(op) = self.slots[t as usize].pending()
+                && self.enabled(op)
+            {
+                enabled.insert(t);
             }
         }
         // A critical section masks interrupts on a single core: nothing else runs until the
@@ -455,7 +495,7 @@ impl<K: Sink> Core<K> {
         if let Some(h) = self.cs_holder {
             enabled = enabled.and(TaskSet(1 << h));
         }
-        (enabled, alive)
+        (enabled, !self.stopped.is_empty())
     }
 
     fn postpone(&mut self, t: TaskId, op: &Op) {
@@ -505,15 +545,15 @@ impl<K: Sink> Core<K> {
         if self.tracking {
             self.tracker.after(t, &op);
         }
-        let view = View {
-            slots: &self.slots,
-            postponed: self.postponed,
-            step: self.steps,
-            targets: &self.targets,
-            tracker: &self.tracker,
-        };
-        let release = self.strategy.analyze(t, &op, &view, &mut self.rng);
-        if !release.is_empty() {
+        if self.analyzing {
+            let view = View {
+                slots: &self.slots,
+                postponed: self.postponed,
+                step: self.steps,
+                targets: &self.targets,
+                tracker: &self.tracker,
+            };
+            let release = self.strategy.analyze(t, &op, &view, &mut self.rng);
             self.postponed = self.postponed.minus(release);
             self.forced.0 |= release.0;
         }
@@ -523,7 +563,7 @@ impl<K: Sink> Core<K> {
     /// Applies the effect of `op` by `t` on the scheduler state and records it.
     fn execute(&mut self, t: TaskId, op: Op) {
         match op {
-            Op::Spawn { child, .. } => self.slots[child as usize] = Slot::Alive(Some(Op::Start)),
+            Op::Spawn { child, .. } => self.stop(child, Op::Start),
             Op::Acquire { l, .. } if self.locks.insert(l, t).is_err() => {
                 panic!("more than {} locks held at once", MAX_LOCKS);
             }
@@ -549,6 +589,8 @@ impl<K: Sink> Core<K> {
             _ => {}
         }
         self.slots[t as usize] = Slot::Alive(None);
+        self.stopped.remove(t);
+        self.blocking.remove(t);
         self.steps += 1;
         self.record(op.event(t));
     }

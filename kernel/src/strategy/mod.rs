@@ -115,12 +115,24 @@ impl AnyStrategy {
     }
 }
 
+impl AnyStrategy {
+    /// Can [`Strategy::check`] do anything but execute `op`? (The loop skips it otherwise:
+    /// the path of an operation that is not a breakpoint.)
+    pub fn checks(&self, op: &Op) -> bool {
+        match self {
+            AnyStrategy::Random(_) | AnyStrategy::Pct(_) => false,
+            AnyStrategy::Race(_) => {
+                matches!(op, Op::Read { .. } | Op::Write { .. } | Op::Update { .. })
+            }
+            AnyStrategy::Atom(_) | AnyStrategy::Deadlock(_) | AnyStrategy::DrFinder(_) => {
+                matches!(op, Op::Acquire { .. })
+            }
+        }
+    }
+}
+
 impl Strategy for AnyStrategy {
     fn pick(&mut self, candidates: TaskSet, view: &View<'_>, rng: &mut SchedRng) -> TaskId {
-        // One candidate is no choice: no random draw (the same on every port).
-        if candidates.len() == 1 {
-            return candidates.nth(0);
-        }
         match self {
             AnyStrategy::Pct(s) => s.pick(candidates, view, rng),
             AnyStrategy::DrFinder(s) => s.pick(candidates, view, rng),
