@@ -249,28 +249,54 @@ fn resolve_firmware(fw: &FirmwareArgs, host: bool) -> Result<PathBuf, JostleErro
 }
 
 fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
-    let mut config = Config {
-        seed: args.seed,
-        step_limit: args.step_limit,
-        trace: match args.trace {
+    base_config(
+        args.seed,
+        args.step_limit,
+        &args.args,
+        match args.trace {
             Trace::Full => TraceLevel::Full,
             Trace::Sync => TraceLevel::Sync,
             Trace::Results => TraceLevel::Results,
         },
-        ..Config::default()
-    };
-    if args.step_limit == 0 {
+    )
+}
+
+/// A Random-strategy configuration with these settings, checked.
+fn base_config(
+    seed: u64,
+    step_limit: u32,
+    args: &[u32],
+    trace: TraceLevel,
+) -> Result<Config, JostleError> {
+    if step_limit == 0 {
         return Err(JostleError::Usage("--step-limit must be at least 1".into()));
     }
-    for a in &args.args {
-        config.args.push(*a).map_err(|_| {
-            JostleError::Usage(format!(
-                "at most {} --arg values",
-                jostle_kernel::config::MAX_ARGS
-            ))
-        })?;
+    let args = heapless::Vec::from_slice(args).map_err(|()| {
+        JostleError::Usage(format!(
+            "at most {} --arg values",
+            jostle_kernel::config::MAX_ARGS
+        ))
+    })?;
+    Ok(Config {
+        seed,
+        step_limit,
+        trace,
+        args,
+        ..Config::default()
+    })
+}
+
+impl EachRun {
+    /// The configuration every run starts from (the seed is set per run).
+    fn config(&self, trace: TraceLevel) -> Result<Config, JostleError> {
+        base_config(self.seed, self.step_limit, &self.args, trace)
     }
-    Ok(config)
+
+    /// Builds or loads the firmware and the runner for it.
+    fn runner(&self, firmware: &FirmwareArgs) -> Result<Runner, JostleError> {
+        let path = resolve_firmware(firmware, self.host)?;
+        Runner::new(path, self.host, self.timeout)
+    }
 }
 
 /// Sets the strategy, its parameters and the target's breakpoints.
@@ -408,29 +434,8 @@ fn predict(args: PredictArgs) -> Result<u8, JostleError> {
         if args.runs == 0 {
             return Err(JostleError::Usage("--runs must be at least 1".into()));
         }
-        let run_args = RunArgs {
-            firmware: args.firmware.clone(),
-            steer: StrategyArgs {
-                strategy: StrategyArg::Random,
-                target: None,
-                prediction: args.out.clone(),
-                q: 0.5,
-                pct_depth: 3,
-                pct_steps: 0,
-                livelock_bound: jostle_kernel::config::DEFAULT_LIVELOCK_BOUND,
-            },
-            seed: 0,
-            step_limit: args.each.step_limit,
-            trace: Trace::Full,
-            args: args.each.args.clone(),
-            json: false,
-            timeout: args.each.timeout,
-            host: args.each.host,
-            config_file: None,
-        };
-        let base = config_of(&run_args)?;
-        let path = resolve_firmware(&args.firmware, args.each.host)?;
-        let target = Runner::new(path, args.each.host, args.each.timeout)?;
+        let base = args.each.config(TraceLevel::Full)?;
+        let target = args.each.runner(&args.firmware)?;
         prediction.firmware = Some(fingerprint(target.path())?);
         for i in 0..args.runs {
             let seed = args.each.seed.wrapping_add(u64::from(i));
@@ -484,21 +489,8 @@ fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
     use jostle_checker::CandidateKind;
     use jostle_host_tools::predict::{read_prediction, site_text};
     use jostle_host_tools::targeting::{strategy_for, strategy_name};
-    let run_args = RunArgs {
-        firmware: args.firmware.clone(),
-        steer: args.steer.clone(),
-        seed: 0,
-        step_limit: args.each.step_limit,
-        trace: Trace::Results,
-        args: args.each.args.clone(),
-        json: false,
-        timeout: args.each.timeout,
-        host: args.each.host,
-        config_file: None,
-    };
-    let base = config_of(&run_args)?;
-    let path = resolve_firmware(&args.firmware, args.each.host)?;
-    let runner = Runner::new(path, args.each.host, args.each.timeout)?;
+    let base = args.each.config(TraceLevel::Results)?;
+    let runner = args.each.runner(&args.firmware)?;
     let strategy = args.steer.strategy.id();
     // (what the row is about, the steering for it)
     let mut targets: Vec<(String, StrategyArgs)> = Vec::new();
