@@ -232,8 +232,6 @@ pub enum Next {
 /// The scheduler state of one run.
 pub struct Core<K: Sink> {
     slots: [Slot; MAX_TASKS],
-    /// Slots ever allocated: slots are never freed, so decisions scan only `slots[..used]`.
-    used: usize,
     /// Held locks and their holders.
     locks: heapless::LinearMap<u32, TaskId, MAX_LOCKS>,
     /// Pending signal counts (entries with count 0 are removed).
@@ -287,7 +285,6 @@ impl<K: Sink> Core<K> {
             config.strategy == crate::config::StrategyId::Atom && !targets.atomicity;
         Core {
             slots,
-            used: 1,
             locks: heapless::LinearMap::new(),
             signals: heapless::LinearMap::new(),
             cs_holder: None,
@@ -344,7 +341,6 @@ impl<K: Sink> Core<K> {
     pub fn reserve(&mut self) -> Option<TaskId> {
         let id = self.slots.iter().position(|s| matches!(s, Slot::Free))?;
         self.slots[id] = Slot::Reserved;
-        self.used = self.used.max(id + 1);
         Some(id as TaskId)
     }
 
@@ -431,7 +427,7 @@ impl<K: Sink> Core<K> {
             if !forced.is_empty() {
                 let t = forced.nth(0);
                 self.forced.remove(t);
-                return self.run(t);
+                return self.run(t, self.pending(t));
             }
             // A forced task that got disabled competes like any other once enabled again.
             self.forced = TaskSet::EMPTY;
@@ -446,7 +442,7 @@ impl<K: Sink> Core<K> {
                 let t = enabled.nth(self.rng.below(enabled.len()));
                 self.postponed.remove(t);
                 self.record(Event::Thrash { t });
-                return self.run(t);
+                return self.run(t, self.pending(t));
             }
             let view = View {
                 slots: &self.slots,
@@ -461,15 +457,12 @@ impl<K: Sink> Core<K> {
             } else {
                 self.strategy.pick(candidates, &view, &mut self.rng)
             };
-            let Some(op) = self.slots[t as usize].pending().copied() else {
-                // A strategy returned a task that is not stopped: a kernel bug, not a user error.
-                panic!("strategy picked a task with no pending operation");
-            };
+            let op = self.pending(t);
             if !self.strategy.checks(&op) {
-                return self.run(t);
+                return self.run(t, op);
             }
             match self.strategy.check(t, &op, &view, &mut self.rng) {
-                Check::Execute => return self.run(t),
+                Check::Execute => return self.run(t, op),
                 Check::Postpone => self.postpone(t, &op),
                 Check::ExecuteFirst(first) => {
                     self.postpone(t, &op);
@@ -523,12 +516,18 @@ impl<K: Sink> Core<K> {
         released
     }
 
-    /// Executes `t`'s pending operation: the targets' check first (it sees the other tasks
-    /// still stopped before theirs), then the effect, then the analyses.
-    fn run(&mut self, t: TaskId) -> Next {
-        let Some(op) = self.slots[t as usize].pending().copied() else {
-            panic!("scheduled a task with no pending operation");
-        };
+    /// The pending operation of a task the loop chose (only stopped tasks are enabled, so
+    /// one without is a kernel bug, not a user error).
+    fn pending(&self, t: TaskId) -> Op {
+        match self.slots[t as usize].pending() {
+            Some(op) => *op,
+            None => panic!("scheduled a task with no pending operation"),
+        }
+    }
+
+    /// Executes `t`'s pending operation `op`: the targets' check first (it sees the other
+    /// tasks still stopped before theirs), then the effect, then the analyses.
+    fn run(&mut self, t: TaskId, op: Op) -> Next {
         if self.checking {
             let (sink, trace) = (&mut self.sink, self.trace);
             let done = self

@@ -71,6 +71,11 @@ impl Small {
         self.len += 1;
     }
 
+    /// Keeps the first `len` entries.
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len as u8);
+    }
+
     /// Removes the entry at `i`.
     pub fn remove_at(&mut self, i: usize) {
         if i < self.len as usize {
@@ -156,9 +161,7 @@ impl Tracker {
             Op::FrameExit { s } => {
                 // drfinder-fse15 Algorithm 1, lines 8–11: pop the frame (and any left open).
                 if let Some(i) = f.frames.as_slice().iter().rposition(|x| *x == s) {
-                    while f.frames.as_slice().len() > i {
-                        f.frames.remove_at(i);
-                    }
+                    f.frames.truncate(i);
                 }
             }
             _ => {}
@@ -223,7 +226,7 @@ impl Targets {
     /// the race breakpoints with index 0 and 1 (a side may list several sites: one source
     /// location can have several `Location` records); a pair whose sides are the same site
     /// is one site racing with itself.
-    fn is_pair(&self, a: u32, b: u32) -> bool {
+    pub fn is_pair(&self, a: u32, b: u32) -> bool {
         let on_side = |site: u32, side: u8| {
             self.breakpoints
                 .iter()
@@ -276,7 +279,7 @@ impl Targets {
         emit: &mut impl FnMut(Event),
     ) -> TaskSet {
         let mut done = TaskSet::EMPTY;
-        if self.race && self.is_race_site(op) {
+        if self.is_race_site(op) {
             let stopped = TaskSet::stopped(slots);
             for u in self.racing(t, op, slots, stopped).iter() {
                 let (Some((s, a, _)), Some((s2, _, _))) =

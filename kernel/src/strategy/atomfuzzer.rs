@@ -27,6 +27,10 @@ impl AtomFuzzer {
 }
 
 impl Strategy for AtomFuzzer {
+    fn checks(&self, op: &Op) -> bool {
+        super::is_acquire(op)
+    }
+
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
         // Lines 13–17: an acquire inside an atomic block of a lock already acquired there.
         if view.tracker.is_reacquire(t, op)

@@ -16,6 +16,10 @@ use crate::targets::{role, role_of};
 pub struct DeadlockFuzzer;
 
 impl Strategy for DeadlockFuzzer {
+    fn checks(&self, op: &Op) -> bool {
+        super::is_acquire(op)
+    }
+
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> Check {
         let Op::Acquire { s, .. } = *op else {
             return Check::Execute;

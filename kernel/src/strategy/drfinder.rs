@@ -46,6 +46,10 @@ impl DrFinder {
 }
 
 impl Strategy for DrFinder {
+    fn checks(&self, op: &Op) -> bool {
+        super::is_acquire(op)
+    }
+
     fn pick(&mut self, candidates: TaskSet, view: &View<'_>, rng: &mut SchedRng) -> TaskId {
         if let Some(e) = self.escort {
             if !matches!(view.slots[e.escorted as usize], Slot::Alive(_)) {
@@ -56,7 +60,7 @@ impl Strategy for DrFinder {
                 return e.escorted;
             }
         }
-        candidates.nth(rng.below(candidates.len()))
+        super::uniform(candidates, rng)
     }
 
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {

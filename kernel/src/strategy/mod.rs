@@ -58,12 +58,23 @@ pub enum Check {
     ExecuteFirst(TaskSet),
 }
 
+/// A task of `candidates` chosen uniformly (atomfuzzer-fse08 Algorithm 1, line 4).
+pub fn uniform(candidates: TaskSet, rng: &mut SchedRng) -> TaskId {
+    candidates.nth(rng.below(candidates.len()))
+}
+
 /// A scheduling strategy.
 pub trait Strategy {
-    /// Picks one of `candidates` (enabled, not postponed; never empty). Default: uniform
-    /// (atomfuzzer-fse08 Algorithm 1, line 4).
+    /// Picks one of `candidates` (enabled, not postponed; at least two). Default:
+    /// [`uniform`].
     fn pick(&mut self, candidates: TaskSet, _view: &View<'_>, rng: &mut SchedRng) -> TaskId {
-        candidates.nth(rng.below(candidates.len()))
+        uniform(candidates, rng)
+    }
+
+    /// Can [`Strategy::check`] do anything but execute `op`? The loop skips the check
+    /// otherwise: that is the path of every operation that is not a breakpoint.
+    fn checks(&self, _op: &Op) -> bool {
+        false
     }
 
     /// Decides whether the picked task `t` executes its pending `op` now. Default: it does.
@@ -84,6 +95,11 @@ pub trait Strategy {
 pub struct Random;
 
 impl Strategy for Random {}
+
+/// Is `op` a lock acquire (where AtomFuzzer, DeadlockFuzzer and DrFinder act)?
+pub(crate) fn is_acquire(op: &Op) -> bool {
+    matches!(op, Op::Acquire { .. })
+}
 
 /// The strategy named by the configuration block (static dispatch, no heap).
 pub enum AnyStrategy {
@@ -115,29 +131,23 @@ impl AnyStrategy {
     }
 }
 
-impl AnyStrategy {
-    /// Can [`Strategy::check`] do anything but execute `op`? (The loop skips it otherwise:
-    /// the path of an operation that is not a breakpoint.)
-    pub fn checks(&self, op: &Op) -> bool {
-        match self {
-            AnyStrategy::Random(_) | AnyStrategy::Pct(_) => false,
-            AnyStrategy::Race(_) => {
-                matches!(op, Op::Read { .. } | Op::Write { .. } | Op::Update { .. })
-            }
-            AnyStrategy::Atom(_) | AnyStrategy::Deadlock(_) | AnyStrategy::DrFinder(_) => {
-                matches!(op, Op::Acquire { .. })
-            }
-        }
-    }
-}
-
 impl Strategy for AnyStrategy {
     fn pick(&mut self, candidates: TaskSet, view: &View<'_>, rng: &mut SchedRng) -> TaskId {
         match self {
             AnyStrategy::Pct(s) => s.pick(candidates, view, rng),
             AnyStrategy::DrFinder(s) => s.pick(candidates, view, rng),
             // The others pick uniformly; only their checks differ.
-            _ => candidates.nth(rng.below(candidates.len())),
+            _ => uniform(candidates, rng),
+        }
+    }
+
+    fn checks(&self, op: &Op) -> bool {
+        match self {
+            AnyStrategy::Random(_) | AnyStrategy::Pct(_) => false,
+            AnyStrategy::Race(s) => s.checks(op),
+            AnyStrategy::Atom(s) => s.checks(op),
+            AnyStrategy::Deadlock(s) => s.checks(op),
+            AnyStrategy::DrFinder(s) => s.checks(op),
         }
     }
 

@@ -13,6 +13,10 @@ use crate::sched::{Op, TaskId};
 pub struct RaceFuzzer;
 
 impl Strategy for RaceFuzzer {
+    fn checks(&self, op: &Op) -> bool {
+        matches!(op, Op::Read { .. } | Op::Write { .. } | Op::Update { .. })
+    }
+
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
         // Line 6: NextStmt(s, t) ∈ RaceSet?
         if !view.targets.is_race_site(op) {
