@@ -91,9 +91,7 @@ pub fn tally(
         let seed = first.wrapping_add(u64::from(i));
         let mut config = feedback.clone();
         config.seed = seed;
-        if config.strategy == StrategyId::Pct && config.params[1] == 0 {
-            config.params[1] = measure_steps(runner, &config)?;
-        }
+        bound_pct(runner, &mut config)?;
         let outcome = runner.run(config, None)?;
         if let Some(e) = outcome.error {
             return Err(with_seed(e, seed));
@@ -121,6 +119,14 @@ pub fn tally(
     }
     t.runs_per_second = f64::from(t.runs) / started.elapsed().as_secs_f64().max(1e-9);
     Ok(t)
+}
+
+/// Gives a PCT configuration without a step bound k the one [`measure_steps`] finds.
+pub fn bound_pct(runner: &Runner, config: &mut Config) -> Result<(), JostleError> {
+    if config.strategy == StrategyId::Pct && config.params[1] == 0 {
+        config.params[1] = measure_steps(runner, config)?;
+    }
+    Ok(())
 }
 
 /// PCT's step bound k for `config`'s seed: the length of a Random run of the same firmware

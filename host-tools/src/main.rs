@@ -324,7 +324,27 @@ fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<()
         Runner::Qemu(fw, _) => SiteSpace::Elf(fw),
         Runner::Host(..) => SiteSpace::Host,
     };
-    let breakpoints = match &args.target {
+    // The prediction file, and whether its site ids are this image's: read once, when a
+    // candidate id or DrFinder's relations need it.
+    let by_id = args.target.as_deref().is_some_and(is_candidate_id);
+    let loaded = if by_id || strategy == StrategyId::DrFinder {
+        match read_prediction(&args.prediction) {
+            Ok(p) => {
+                let same_image =
+                    p.firmware.as_deref() == Some(fingerprint(target.path())?.as_str());
+                Some((p, same_image))
+            }
+            Err(e) if by_id => return Err(e),
+            Err(e) => {
+                return Err(JostleError::BadPrediction(format!(
+                    "--strategy drfinder needs the relations of a previous run ({e}); run `jostle predict` first"
+                )));
+            }
+        }
+    } else {
+        None
+    };
+    let mut breakpoints = match &args.target {
         None if matches!(strategy, StrategyId::Race | StrategyId::Deadlock) => {
             return Err(JostleError::Usage(format!(
                 "--strategy {} needs --target (a candidate id or sites)",
@@ -333,53 +353,38 @@ fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<()
         }
         None => Vec::new(),
         Some(spec) if is_candidate_id(spec) => {
-            let prediction = read_prediction(&args.prediction)?;
-            let same_image = match &prediction.firmware {
-                Some(f) => *f == fingerprint(target.path())?,
-                None => false,
-            };
-            let c = candidate(&prediction, spec)?;
-            candidate_breakpoints(c, &prediction, strategy, &space, same_image)?
+            let (p, same_image) = loaded.as_ref().expect("read for a candidate id");
+            candidate_breakpoints(candidate(p, spec)?, p, strategy, &space, *same_image)?
         }
         Some(spec) => {
             let sites: Vec<&str> = spec.split(',').collect();
             site_breakpoints(&sites, strategy, &space)?
         }
     };
-    let mut breakpoints = breakpoints;
     if strategy == StrategyId::DrFinder {
         // The may-trigger relations of a previous run of this image (lock classes are
         // addresses of one image, so they are not carried across builds).
-        let prediction = read_prediction(&args.prediction).map_err(|e| {
-            JostleError::BadPrediction(format!(
-                "--strategy drfinder needs the relations of a previous run ({e}); run `jostle predict` first"
-            ))
-        })?;
-        if prediction.firmware.as_deref() != Some(fingerprint(target.path())?.as_str()) {
+        let (p, same_image) = loaded.as_ref().expect("read for DrFinder");
+        if !same_image {
             return Err(JostleError::BadPrediction(format!(
                 "{}: made on another image; DrFinder's relations name lock classes of one image",
                 args.prediction.display()
             )));
         }
-        let (bps, kept) = jostle_host_tools::targeting::relation_breakpoints(
-            &prediction.relations,
-            breakpoints.len(),
-        );
-        if kept < prediction.relations.len() {
+        let (bps, kept) =
+            jostle_host_tools::targeting::relation_breakpoints(&p.relations, breakpoints.len());
+        if kept < p.relations.len() {
             eprintln!(
-                "jostle: note: {} of {} may-trigger relations fit in the configuration block",
-                kept,
-                prediction.relations.len()
+                "jostle: note: {kept} of {} may-trigger relations fit in the configuration block",
+                p.relations.len()
             );
         }
         breakpoints.extend(bps);
-    }
-    config.breakpoints = heapless::Vec::from_slice(&breakpoints)
-        .map_err(|()| JostleError::Usage("too many breakpoints".into()))?;
-    if strategy == StrategyId::DrFinder {
         // DrFinder's confirmation is the happens-before detector's, over the full trace.
         config.trace = TraceLevel::Full;
     }
+    config.breakpoints = heapless::Vec::from_slice(&breakpoints)
+        .map_err(|()| JostleError::Usage("too many breakpoints".into()))?;
     Ok(())
 }
 
@@ -388,9 +393,7 @@ fn run(args: RunArgs) -> Result<u8, JostleError> {
     let path = resolve_firmware(&args.firmware, args.host)?;
     let target = Runner::new(path, args.host, args.timeout)?;
     steer(&mut config, &args.steer, &target)?;
-    if config.strategy == StrategyId::Pct && config.params[1] == 0 {
-        config.params[1] = jostle_host_tools::confirm::measure_steps(&target, &config)?;
-    }
+    jostle_host_tools::confirm::bound_pct(&target, &mut config)?;
     let outcome = target.run(config, args.config_file.as_ref())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

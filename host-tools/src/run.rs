@@ -342,19 +342,11 @@ impl RunOutcome {
     /// Does the happens-before detector find, in this run's trace, the race the run targets
     /// (its race breakpoints), or any race when it targets none? Needs the full trace.
     pub fn happened_race(&self) -> bool {
-        let sides: Vec<(u32, u8)> = self
-            .config
-            .breakpoints
-            .iter()
-            .filter(|b| {
-                jostle_kernel::targets::role_of(b.aux) == jostle_kernel::targets::role::RACE
-            })
-            .map(|b| (b.site, b.aux as u8))
-            .collect();
-        let on = |site: u32, side: u8| sides.contains(&(site, side));
+        // The kernel's own reading of the race breakpoints (the pair's two sides).
+        let targets = jostle_kernel::targets::Targets::new(&self.config.breakpoints);
         jostle_checker::hb::detect(&self.events).iter().any(|pair| {
             let (a, b) = pair.sites();
-            sides.is_empty() || (on(a, 0) && on(b, 1)) || (on(a, 1) && on(b, 0))
+            !targets.race || targets.is_pair(a, b)
         })
     }
 
