@@ -34,6 +34,9 @@ enum Command {
     Confirm(ConfirmArgs),
     /// Measure runs per second on QEMU, decode throughput and the kernel's instruction costs.
     Bench(BenchArgs),
+    /// Write the configuration block of one run to a file (for `--config-file`, a QEMU
+    /// `-device loader`, or a board's flash page).
+    Config(ConfigArgs),
 }
 
 /// Which firmware: an ELF path, or a package and binary to build (as `cargo embed` does).
@@ -224,6 +227,33 @@ struct ConfirmArgs {
 }
 
 #[derive(Args)]
+struct ConfigArgs {
+    /// The firmware the block is for (needed to resolve --target sites and for DrFinder).
+    #[command(flatten)]
+    firmware: FirmwareArgs,
+    #[command(flatten)]
+    steer: StrategyArgs,
+    /// Seed of the scheduler.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Most scheduling steps before the `step_limit` verdict.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    step_limit: u32,
+    /// Which events the firmware emits.
+    #[arg(long, value_enum, default_value = "full")]
+    trace: Trace,
+    /// A firmware argument (repeat for more).
+    #[arg(long = "arg")]
+    args: Vec<u32>,
+    /// The firmware is a host-port executable.
+    #[arg(long)]
+    host: bool,
+    /// Where to write the block.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args)]
 struct BenchArgs {
     #[command(flatten)]
     firmware: FirmwareArgs,
@@ -248,17 +278,18 @@ fn resolve_firmware(fw: &FirmwareArgs, host: bool) -> Result<PathBuf, JostleErro
     }
 }
 
-fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
-    base_config(
-        args.seed,
-        args.step_limit,
-        &args.args,
-        match args.trace {
+impl Trace {
+    fn level(self) -> TraceLevel {
+        match self {
             Trace::Full => TraceLevel::Full,
             Trace::Sync => TraceLevel::Sync,
             Trace::Results => TraceLevel::Results,
-        },
-    )
+        }
+    }
+}
+
+fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
+    base_config(args.seed, args.step_limit, &args.args, args.trace.level())
 }
 
 /// A Random-strategy configuration with these settings, checked.
@@ -299,13 +330,8 @@ impl EachRun {
     }
 }
 
-/// Sets the strategy, its parameters and the target's breakpoints.
-fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<(), JostleError> {
-    use jostle_host_tools::predict::{fingerprint, read_prediction};
-    use jostle_host_tools::targeting::{
-        SiteSpace, candidate, candidate_breakpoints, is_candidate_id, site_breakpoints,
-        strategy_name,
-    };
+/// Sets the strategy and its parameters (no breakpoints).
+fn steer_untargeted(config: &mut Config, args: &StrategyArgs) -> Result<(), JostleError> {
     let strategy = args.strategy.id();
     config.strategy = strategy;
     config.livelock_bound = args.livelock_bound.max(1);
@@ -320,6 +346,18 @@ fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<()
         StrategyId::Pct => [args.pct_depth.max(1), args.pct_steps, 0, 0],
         _ => [0; 4],
     };
+    Ok(())
+}
+
+/// Sets the strategy, its parameters and the target's breakpoints.
+fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<(), JostleError> {
+    use jostle_host_tools::predict::{fingerprint, read_prediction};
+    use jostle_host_tools::targeting::{
+        SiteSpace, candidate, candidate_breakpoints, is_candidate_id, site_breakpoints,
+        strategy_name,
+    };
+    steer_untargeted(config, args)?;
+    let strategy = config.strategy;
     let space = match target {
         Runner::Qemu(fw, _) => SiteSpace::Elf(fw),
         Runner::Host(..) => SiteSpace::Host,
@@ -408,6 +446,40 @@ fn run(args: RunArgs) -> Result<u8, JostleError> {
         return Err(err);
     }
     Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
+}
+
+fn write_config(args: ConfigArgs) -> Result<u8, JostleError> {
+    let mut config = base_config(args.seed, args.step_limit, &args.args, args.trace.level())?;
+    let f = &args.firmware;
+    if f.elf.is_some() || f.package.is_some() {
+        let path = resolve_firmware(f, args.host)?;
+        let target = Runner::new(path, args.host, 10.0)?;
+        steer(&mut config, &args.steer, &target)?;
+        jostle_host_tools::confirm::bound_pct(&target, &mut config)?;
+    } else if args.steer.target.is_some()
+        || matches!(
+            args.steer.strategy,
+            StrategyArg::Race | StrategyArg::Deadlock | StrategyArg::Drfinder
+        )
+        || (matches!(args.steer.strategy, StrategyArg::Pct) && args.steer.pct_steps == 0)
+    {
+        return Err(JostleError::Usage(
+            "--target, --strategy race|deadlock|drfinder and PCT without --pct-steps need the firmware (ELF or -p/--bin)".into(),
+        ));
+    } else {
+        steer_untargeted(&mut config, &args.steer)?;
+    }
+    let block = config.encode();
+    std::fs::write(&args.out, block)
+        .map_err(|e| JostleError::io(format!("writing {}", args.out.display()), e))?;
+    println!(
+        "{}: {} bytes, seed {}, strategy {}",
+        args.out.display(),
+        block.len(),
+        config.seed,
+        jostle_host_tools::targeting::strategy_name(config.strategy)
+    );
+    Ok(0)
 }
 
 fn predict(args: PredictArgs) -> Result<u8, JostleError> {
@@ -814,8 +886,9 @@ fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
             format!("{:>6}", "-")
         };
         println!(
-            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  point with switch {switch_cost}  ({per_tick:.0} instr/tick)",
-            jostle_host_tools::targeting::strategy_name(strategy)
+            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  two tasks: mean point {:>6.1}, point with switch {switch_cost}  ({per_tick:.0} instr/tick)",
+            jostle_host_tools::targeting::strategy_name(strategy),
+            total / points
         );
     }
     Ok(())
@@ -828,6 +901,7 @@ fn main() -> ExitCode {
         Command::Predict(args) => predict(args).map_err(anyhow::Error::from),
         Command::Confirm(args) => confirm(args).map_err(anyhow::Error::from),
         Command::Bench(args) => bench(args),
+        Command::Config(args) => write_config(args).map_err(anyhow::Error::from),
     };
     match result {
         Ok(code) => ExitCode::from(code),

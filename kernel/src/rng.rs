@@ -21,17 +21,20 @@ fn splitmix64(state: &mut u64) -> u64 {
 }
 
 impl SchedRng {
-    /// Uniform integer in `0..n` (`n > 0`), by rejection so that no value is favoured.
+    /// Uniform integer in `0..n` (`n > 0`): Lemire's multiply-and-shift with rejection
+    /// ("Fast random integer generation in an interval", 2019), exactly uniform, with a
+    /// division only on the rare path that may reject.
+    #[inline]
     pub fn below(&mut self, n: u32) -> u32 {
         debug_assert!(n > 0);
-        // Reject the top partial block of the u32 range.
-        let zone = u32::MAX - (u32::MAX - n + 1) % n;
-        loop {
-            let x = self.next_u32();
-            if x <= zone {
-                return x % n;
+        let mut m = u64::from(self.next_u32()) * u64::from(n);
+        if (m as u32) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (m as u32) < threshold {
+                m = u64::from(self.next_u32()) * u64::from(n);
             }
         }
+        (m >> 32) as u32
     }
 
     /// A fair coin.

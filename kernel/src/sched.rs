@@ -167,6 +167,18 @@ impl Op {
         }
     }
 
+    /// The trace level of [`Op::event`]'s event, known without building it: memory
+    /// accesses and yields are `Full`, everything else `Sync`.
+    #[inline(always)]
+    pub fn level(&self) -> TraceLevel {
+        match self {
+            Op::Read { .. } | Op::Write { .. } | Op::Update { .. } | Op::Yield { .. } => {
+                TraceLevel::Full
+            }
+            _ => TraceLevel::Sync,
+        }
+    }
+
     /// The event recording the execution of this operation by task `t`.
     pub fn event(&self, t: TaskId) -> Event {
         match *self {
@@ -355,12 +367,72 @@ impl<K: Sink> Core<K> {
     }
 
     /// Task `me` stops before `op`; returns what runs next.
+    ///
+    /// Most scheduling points are plain accesses or yields at sites nothing aims at, with
+    /// nothing postponed or forced: there the loop of [`Core::decide`] reduces to "pick among
+    /// the enabled tasks; if it is `me`, execute". [`Core::lean`] takes exactly those
+    /// decisions (same draws, same events) without storing the pending operation, so that the
+    /// cost of instrumentation stays a few dozen instructions.
+    #[inline(always)]
     pub fn point(&mut self, me: TaskId, op: Op) -> Next {
+        match self.lean(me, &op) {
+            Some(Next::Run(t)) if t == me => Next::Run(me),
+            Some(Next::Run(t)) => {
+                self.stop(me, op);
+                self.after_pick(t)
+            }
+            _ => self.stopped_at(me, op),
+        }
+    }
+
+    /// The general path: `me` is stopped before `op` and the loop decides.
+    #[inline(never)]
+    fn stopped_at(&mut self, me: TaskId, op: Op) -> Next {
         self.stop(me, op);
         self.decide()
     }
 
+    /// The lean path of [`Core::point`]. `None`: the point needs the general loop (and no
+    /// random draw has been made). `Some(Run(me))`: `me` executed `op`. `Some(Run(t))`: the
+    /// strategy picked another task `t`, which the caller hands to [`Core::after_pick`].
+    ///
+    /// Why this equals the loop: `op` is a plain access or yield, which no strategy's check,
+    /// no target check (the race one is ruled out by [`Targets::may_race_at`]) and no tracker
+    /// acts on; with nothing forced or postponed and the step limit not reached, `decide`
+    /// would pick among the enabled tasks exactly as [`AnyStrategy::lean_pick`] does.
+    #[inline(always)]
+    fn lean(&mut self, me: TaskId, op: &Op) -> Option<Next> {
+        let s = match *op {
+            Op::Read { s, .. } | Op::Write { s, .. } | Op::Update { s, .. } | Op::Yield { s } => s,
+            _ => return None,
+        };
+        if (self.forced.0 | self.postponed.0) != 0
+            || self.steps >= self.step_limit
+            || self.targets.may_race_at(s)
+        {
+            return None;
+        }
+        let (others, _) = self.enabled_tasks();
+        let enabled = TaskSet(others.0 | 1 << me);
+        let t = if enabled.0 == 1 << me {
+            me
+        } else {
+            self.strategy.lean_pick(enabled, &mut self.rng)?
+        };
+        if t == me {
+            self.steps += 1;
+            if self.trace == TraceLevel::Full {
+                self.sink.emit(&op.event(me));
+            }
+            if self.analyzing {
+                self.strategy.lean_after(me, self.steps);
+            }
+        }
+        Some(Next::Run(t))
+    }
+
     /// Task `t` is stopped before `op`.
+    #[inline(always)]
     fn stop(&mut self, t: TaskId, op: Op) {
         self.slots[t as usize] = Slot::Alive(Some(op));
         self.stopped.insert(t);
@@ -457,24 +529,60 @@ impl<K: Sink> Core<K> {
             } else {
                 self.strategy.pick(candidates, &view, &mut self.rng)
             };
-            let op = self.pending(t);
-            if !self.strategy.checks(&op) {
-                return self.run(t, op);
-            }
-            match self.strategy.check(t, &op, &view, &mut self.rng) {
-                Check::Execute => return self.run(t, op),
-                Check::Postpone => self.postpone(t, &op),
-                Check::ExecuteFirst(first) => {
-                    self.postpone(t, &op);
-                    self.postponed = self.postponed.minus(first);
-                    self.forced = first;
-                }
+            if let Some(next) = self.check_picked(t) {
+                return next;
             }
         }
     }
 
+    /// The rest of the loop once `t` is picked: CalFuzzer's check, then run or postpone.
+    /// `None`: `t` was postponed and the loop goes on.
+    fn check_picked(&mut self, t: TaskId) -> Option<Next> {
+        let op = self.pending(t);
+        if !self.strategy.checks(&op) {
+            return Some(self.run(t, op));
+        }
+        let view = View {
+            slots: &self.slots,
+            postponed: self.postponed,
+            step: self.steps,
+            targets: &self.targets,
+            tracker: &self.tracker,
+        };
+        match self.strategy.check(t, &op, &view, &mut self.rng) {
+            Check::Execute => return Some(self.run(t, op)),
+            Check::Postpone => self.postpone(t, &op),
+            Check::ExecuteFirst(first) => {
+                self.postpone(t, &op);
+                self.postponed = self.postponed.minus(first);
+                self.forced = first;
+            }
+        }
+        None
+    }
+
+    /// Continues the loop after the lean path picked `t` (another task than the caller).
+    #[inline(never)]
+    fn after_pick(&mut self, t: TaskId) -> Next {
+        match self.check_picked(t) {
+            Some(next) => next,
+            None => self.decide(),
+        }
+    }
+
     /// Enabled tasks, and whether any task is alive and stopped.
+    #[inline(always)]
     fn enabled_tasks(&self) -> (TaskSet, bool) {
+        if self.blocking.is_empty() && self.cs_holder.is_none() {
+            // Nothing stopped can be disabled: the common case, without a scan.
+            return (self.stopped, !self.stopped.is_empty());
+        }
+        self.enabled_scan()
+    }
+
+    /// [`Core::enabled_tasks`] when some stopped task may be disabled.
+    #[inline(never)]
+    fn enabled_scan(&self) -> (TaskSet, bool) {
         let mut enabled = self.stopped.minus(self.blocking);
         for t in self.blocking.iter() {
             if let Some(op) = self.slots[t as usize].pending()
@@ -518,6 +626,7 @@ impl<K: Sink> Core<K> {
 
     /// The pending operation of a task the loop chose (only stopped tasks are enabled, so
     /// one without is a kernel bug, not a user error).
+    #[inline(always)]
     fn pending(&self, t: TaskId) -> Op {
         match self.slots[t as usize].pending() {
             Some(op) => *op,
@@ -591,7 +700,9 @@ impl<K: Sink> Core<K> {
         self.stopped.remove(t);
         self.blocking.remove(t);
         self.steps += 1;
-        self.record(op.event(t));
+        if op.level() <= self.trace {
+            self.sink.emit(&op.event(t));
+        }
     }
 
     /// The deadlock report: every stopped task, what it waits for, and who holds that.
@@ -693,6 +804,32 @@ mod tests {
     }
 
     #[test]
+    fn op_level_is_its_event_level() {
+        let ops = [
+            Op::Start,
+            Op::Spawn { s: 1, child: 1 },
+            Op::Join { s: 1, child: 1 },
+            Op::Read { s: 1, a: 2 },
+            Op::Write { s: 1, a: 2 },
+            Op::Update { s: 1, a: 2 },
+            Op::Acquire { s: 1, l: 2, c: 3 },
+            Op::Release { s: 1, l: 2 },
+            Op::AtomicEnter { s: 1 },
+            Op::AtomicExit { s: 1 },
+            Op::Signal { s: 1, g: 2 },
+            Op::Wait { s: 1, g: 2 },
+            Op::CsEnter,
+            Op::CsExit,
+            Op::Yield { s: 1 },
+            Op::FrameEnter { s: 1 },
+            Op::FrameExit { s: 1 },
+        ];
+        for op in ops {
+            assert_eq!(op.level(), op.event(0).level(), "{op:?}");
+        }
+    }
+
+    #[test]
     fn main_task_starts_then_passes() {
         let mut c = core(1);
         assert_eq!(c.decide(), Next::Run(0));
@@ -779,6 +916,12 @@ mod tests {
 
     /// Runs scripted tasks: main spawns one task per program, then joins them all.
     fn simulate(config: &Config, programs: &[&[Op]]) -> (Verdict, Vec<Event>) {
+        simulate_with(config, programs, true)
+    }
+
+    /// `lean`: scheduling points go through [`Core::point`] (the lean path where it
+    /// applies); otherwise always through the general loop.
+    fn simulate_with(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, Vec<Event>) {
         let mut c = Core::new(config, 0, Rec::default());
         let mut main: Vec<Op> = Vec::new();
         let mut ids = Vec::new();
@@ -803,7 +946,11 @@ mod tests {
                     next = match scripts[i].get(pc[i]) {
                         Some(op) => {
                             pc[i] += 1;
-                            c.point(t, *op)
+                            if lean {
+                                c.point(t, *op)
+                            } else {
+                                c.stopped_at(t, *op)
+                            }
                         }
                         None => c.exit(t),
                     };
@@ -834,6 +981,51 @@ mod tests {
     use crate::targets::{aux, role};
 
     const YIELDS: [Op; 6] = [Op::Yield { s: 9 }; 6];
+
+    /// An operation of a generated program: accesses on two locations at four sites, yields,
+    /// and balanced lock sections on two locks.
+    fn arb_step() -> impl proptest::strategy::Strategy<Value = Vec<Op>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (1u32..5, 100u32..102).prop_map(|(s, a)| vec![Op::Read { s, a }]),
+            (1u32..5, 100u32..102).prop_map(|(s, a)| vec![Op::Write { s, a }]),
+            (1u32..5, 100u32..102).prop_map(|(s, a)| vec![Op::Update { s, a }]),
+            (1u32..5).prop_map(|s| vec![Op::Yield { s }]),
+            (200u32..202, 1u32..5, 100u32..102).prop_map(|(l, s, a)| vec![
+                Op::Acquire { s: 10 + s, l, c: l },
+                Op::Write { s, a },
+                Op::Release { s: 20 + s, l },
+            ]),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The lean path takes exactly the general loop's decisions: same events, same
+        /// verdict, for every strategy, with breakpoints on some of the sites.
+        #[test]
+        fn lean_path_equals_the_general_loop(
+            programs in proptest::collection::vec(
+                proptest::collection::vec(arb_step(), 0..12), 1..4),
+            seed in 0u64..1_000,
+            strategy in 0u8..6,
+        ) {
+            let strategy = StrategyId::from_u8(strategy).unwrap();
+            let bps: &[(u32, u32)] = match strategy {
+                StrategyId::Race => &[(1, aux(role::RACE, 0)), (2, aux(role::RACE, 1))],
+                StrategyId::Deadlock => &[(11, aux(role::ACQUIRE, 0)), (12, aux(role::ACQUIRE, 1))],
+                _ => &[],
+            };
+            let mut config = with(strategy, seed, bps);
+            config.trace = crate::event::TraceLevel::Full;
+            config.params = if strategy == StrategyId::Pct { [3, 60, 0, 0] } else { [0; 4] };
+            let programs: Vec<Vec<Op>> =
+                programs.iter().map(|p| p.iter().flatten().copied().collect()).collect();
+            let refs: Vec<&[Op]> = programs.iter().map(|p| p.as_slice()).collect();
+            let lean = simulate_with(&config, &refs, true);
+            let general = simulate_with(&config, &refs, false);
+            proptest::prop_assert_eq!(lean, general);
+        }
+    }
 
     #[test]
     fn racefuzzer_makes_the_race_real_and_resolves_it_both_ways() {

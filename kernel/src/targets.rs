@@ -186,6 +186,16 @@ pub struct Targets {
     pub atomicity: bool,
     /// Every atomic block is targeted (AtomFuzzer with no block breakpoint).
     pub all_blocks: bool,
+    /// One bit per race site, by [`filter_bit`]: a site whose bit is clear is no race site,
+    /// which the kernel's lean path learns in three instructions instead of a scan.
+    race_filter: u32,
+}
+
+/// A site's bit in [`Targets`]' race filter. Sites are `Location` addresses 16 bytes apart
+/// on the device (hence the shift) and FNV-1a hashes on the host port.
+#[inline(always)]
+fn filter_bit(site: u32) -> u32 {
+    1 << ((site >> 4 ^ site >> 9) & 31)
 }
 
 impl Targets {
@@ -197,7 +207,18 @@ impl Targets {
             race: has(role::RACE),
             atomicity: has(role::BLOCK) || has(role::REACQUIRE),
             all_blocks: false,
+            race_filter: breakpoints
+                .iter()
+                .filter(|b| role_of(b.aux) == role::RACE)
+                .fold(0, |f, b| f | filter_bit(b.site)),
         }
+    }
+
+    /// May an access at `site` be one side of the targeted pair? `false` is certain (the
+    /// site is no race breakpoint); `true` means "scan with [`Targets::is_race_site`]".
+    #[inline(always)]
+    pub fn may_race_at(&self, site: u32) -> bool {
+        self.race_filter & filter_bit(site) != 0
     }
 
     /// The breakpoints.

@@ -29,6 +29,11 @@ pub struct DrFinder {
 }
 
 impl DrFinder {
+    /// Is an escort in progress (the pick then favours the escorted task)?
+    pub fn escorting(&self) -> bool {
+        self.escort.is_some()
+    }
+
     /// `mayTrigger` (Algorithm 3, lines 21–27): is `mt(frame of u, class)` a relation?
     fn may_trigger(view: &View<'_>, u: TaskId, class: u32) -> bool {
         let Some(&frame) = view.tracker.tasks[u as usize].frames.as_slice().last() else {

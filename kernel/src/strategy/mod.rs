@@ -131,6 +131,29 @@ impl AnyStrategy {
     }
 }
 
+impl AnyStrategy {
+    /// The pick at a point where the strategy needs no [`View`] (the kernel's lean path):
+    /// uniform for the strategies whose pick is uniform, priority for PCT; `None` (before
+    /// any draw) when the pick depends on more, as DrFinder's during an escort.
+    #[inline(always)]
+    pub fn lean_pick(&mut self, enabled: TaskSet, rng: &mut SchedRng) -> Option<TaskId> {
+        match self {
+            AnyStrategy::Pct(s) => Some(s.highest(enabled)),
+            AnyStrategy::DrFinder(s) if s.escorting() => None,
+            _ => Some(uniform(enabled, rng)),
+        }
+    }
+
+    /// What [`Strategy::analyze`] does after a plain access or yield by `t` (`step`: steps
+    /// executed so far): only PCT's change points depend on it.
+    #[inline(always)]
+    pub fn lean_after(&mut self, t: TaskId, step: u32) {
+        if let AnyStrategy::Pct(s) = self {
+            s.passed_step(t, step);
+        }
+    }
+}
+
 impl Strategy for AnyStrategy {
     fn pick(&mut self, candidates: TaskSet, view: &View<'_>, rng: &mut SchedRng) -> TaskId {
         match self {

@@ -61,8 +61,10 @@ impl Pct {
     }
 }
 
-impl Strategy for Pct {
-    fn pick(&mut self, candidates: TaskSet, _view: &View<'_>, _rng: &mut SchedRng) -> TaskId {
+impl Pct {
+    /// The highest-priority task of `candidates` (not empty).
+    #[inline]
+    pub fn highest(&self, candidates: TaskSet) -> TaskId {
         let mut best = candidates.nth(0);
         for t in candidates.iter() {
             if self.priority[t as usize] > self.priority[best as usize] {
@@ -72,16 +74,28 @@ impl Strategy for Pct {
         best
     }
 
-    fn analyze(&mut self, t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
-        // `view.step` counts the step just executed.
+    /// After `t` executed step number `step`: the change points passed lower its priority.
+    #[inline]
+    pub fn passed_step(&mut self, t: TaskId, step: u32) {
         while let Some(&at) = self.change.get(self.passed as usize) {
-            if at > view.step {
+            if at > step {
                 break;
             }
             self.passed += 1;
             // The i-th change point gives priority d − i: below every initial one.
             self.priority[t as usize] = (self.change.len() + 1 - self.passed as usize) as u8;
         }
+    }
+}
+
+impl Strategy for Pct {
+    fn pick(&mut self, candidates: TaskSet, _view: &View<'_>, _rng: &mut SchedRng) -> TaskId {
+        self.highest(candidates)
+    }
+
+    fn analyze(&mut self, t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
+        // `view.step` counts the step just executed.
+        self.passed_step(t, view.step);
         TaskSet::EMPTY
     }
 }
