@@ -148,7 +148,7 @@ pub fn measure_steps(runner: &Runner, config: &Config) -> Result<u32, JostleErro
 
 /// DrFinder's feedback (drfinder-fse15 Algorithm 2, line 21): the next run uses the
 /// may-trigger relations this run collected (kept when it collected none).
-fn with_relations_of(outcome: &RunOutcome, base: &Config) -> Config {
+pub fn with_relations_of(outcome: &RunOutcome, base: &Config) -> Config {
     use jostle_kernel::targets::{role, role_of};
     let relations =
         jostle_checker::drfinder::collect(&outcome.events, jostle_checker::drfinder::DEFAULT_DEPTH);

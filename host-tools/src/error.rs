@@ -51,6 +51,12 @@ pub enum JostleError {
     /// A prediction file cannot be read or does not fit the firmware (exit 30).
     #[error("{0}")]
     BadPrediction(String),
+    /// A campaign report cannot be read, or shards do not belong together (exit 31).
+    #[error("{0}")]
+    BadReport(String),
+    /// A replay did not reproduce what the report recorded (exit 32): a determinism bug.
+    #[error("{0}")]
+    NotReproduced(String),
     /// A command-line value is invalid (exit 2).
     #[error("{0}")]
     Usage(String),
@@ -71,6 +77,8 @@ impl JostleError {
             JostleError::QemuFailed(_) => 27,
             JostleError::BadTrace(_) => 29,
             JostleError::BadPrediction(_) => 30,
+            JostleError::BadReport(_) => 31,
+            JostleError::NotReproduced(_) => 32,
             JostleError::Usage(_) => 2,
         }
     }

@@ -14,6 +14,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod progress;
+
 /// Active concurrency testing for Cortex-M firmware.
 #[derive(Parser)]
 #[command(name = "jostle", version, about)]
@@ -37,6 +39,111 @@ enum Command {
     /// Write the configuration block of one run to a file (for `--config-file`, a QEMU
     /// `-device loader`, or a board's flash page).
     Config(ConfigArgs),
+    /// The whole loop: Phase I, prediction, Phase II for every candidate, feedback, report.
+    Campaign(CampaignArgs),
+    /// Run a reported bug (or an explicit seed and target) again and show the interleaving
+    /// around it with source lines.
+    Replay(ReplayArgs),
+    /// Combine shard reports (`campaign --shard I/N`) into one report.
+    Merge(MergeArgs),
+}
+
+/// Exit code of a campaign or merge that found a harmful bug.
+const EXIT_HARMFUL: u8 = 40;
+/// Exit code of a campaign stopped by Ctrl-C (its report holds what finished).
+const EXIT_INTERRUPTED: u8 = 130;
+
+#[derive(Args)]
+struct CampaignArgs {
+    #[command(flatten)]
+    firmware: FirmwareArgs,
+    /// Phase I runs (Random strategy, full trace).
+    #[arg(long, default_value_t = 5)]
+    phase1_runs: u32,
+    /// Phase II runs per candidate (and per strategy tried on it).
+    #[arg(long, default_value_t = 50)]
+    runs_per_candidate: u32,
+    /// Workers: QEMU instances at once (default: the number of cores).
+    #[arg(short = 'j', long)]
+    jobs: Option<usize>,
+    /// Stop after this many runs (`500`) or this much time (`90s`, `10m`, `1h`).
+    #[arg(long)]
+    budget: Option<String>,
+    /// Base seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A firmware argument for every run (repeat for more).
+    #[arg(long = "arg")]
+    args: Vec<u32>,
+    /// Where report.json, report.html and prediction.json go.
+    #[arg(long, default_value = "jostle-report")]
+    report: PathBuf,
+    /// Run only this slice of the seeds: `I/N` (0-based), then `jostle merge` the N reports.
+    #[arg(long)]
+    shard: Option<String>,
+    /// Print the report as JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Also write a JUnit XML file (one test case per candidate; harmful ones fail).
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// Most Phase II rounds (each round tries the candidates the previous one found).
+    #[arg(long, default_value_t = 3)]
+    max_rounds: u32,
+    /// Most scheduling steps per run.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    step_limit: u32,
+    /// Wall-clock limit of each run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Run on the host port instead of QEMU.
+    #[arg(long)]
+    host: bool,
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    #[command(flatten)]
+    firmware: FirmwareArgs,
+    /// The campaign's report directory (or report.json).
+    #[arg(long, requires = "bug")]
+    report: Option<PathBuf>,
+    /// The bug id (from the report).
+    #[arg(long, requires = "report")]
+    bug: Option<String>,
+    /// Without --report: the run's seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[command(flatten)]
+    steer: StrategyArgs,
+    /// A firmware argument (repeat for more; without --report).
+    #[arg(long = "arg")]
+    args: Vec<u32>,
+    /// Steps shown before and after the bug.
+    #[arg(long, default_value_t = 20)]
+    context: usize,
+    /// Wall-clock limit of the run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Run on the host port instead of QEMU.
+    #[arg(long)]
+    host: bool,
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// Shard reports (directories or report.json files).
+    #[arg(required = true)]
+    reports: Vec<PathBuf>,
+    /// Where the merged report.json and report.html go.
+    #[arg(long, default_value = "jostle-report")]
+    report: PathBuf,
+    /// Also write a JUnit XML file.
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// Print the merged report as JSON instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Which firmware: an ELF path, or a package and binary to build (as `cargo embed` does).
@@ -894,6 +1001,196 @@ fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--budget`: a run count, or a duration with a unit (s, m, h).
+fn parse_budget(text: &str) -> Result<jostle_host_tools::campaign::Budget, JostleError> {
+    use jostle_host_tools::campaign::Budget;
+    let bad = || {
+        JostleError::Usage(format!(
+            "--budget {text}: give a number of runs (500) or a duration (90s, 10m, 1h)"
+        ))
+    };
+    let t = text.trim();
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(Budget::Runs(n));
+    }
+    let (number, unit) = t.split_at(t.len().saturating_sub(1));
+    let n: f64 = number.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(bad());
+    }
+    Ok(Budget::Time(Duration::from_secs_f64(secs)))
+}
+
+/// `--shard I/N`.
+fn parse_shard(text: &str) -> Result<(u32, u32), JostleError> {
+    let bad = || JostleError::Usage(format!("--shard {text}: expected I/N with 0 <= I < N"));
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u32, u32) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// How the command line named the firmware, for the replay commands in the report.
+fn firmware_command(fw: &FirmwareArgs, path: &std::path::Path, host: bool) -> String {
+    let mut c = match (&fw.package, &fw.bin) {
+        (Some(p), Some(b)) => format!("-p {p} --bin {b}"),
+        _ => path.display().to_string(),
+    };
+    if host {
+        c.push_str(" --host");
+    }
+    c
+}
+
+fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
+    use jostle_host_tools::campaign::{Budget, Campaign, Settings};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let budget = match &args.budget {
+        Some(b) => parse_budget(b)?,
+        None => Budget::Unlimited,
+    };
+    let shard = match &args.shard {
+        Some(s) => parse_shard(s)?,
+        None => (0, 1),
+    };
+    let base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
+    let path = resolve_firmware(&args.firmware, args.host)?;
+    let runner = Runner::new(path.clone(), args.host, args.timeout)?;
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if jobs == 0 {
+        return Err(JostleError::Usage("-j must be at least 1".into()));
+    }
+    let settings = Settings {
+        phase1_runs: args.phase1_runs,
+        runs_per_candidate: args.runs_per_candidate,
+        jobs,
+        budget,
+        seed: args.seed,
+        base,
+        shard,
+        options: jostle_checker::Options::default(),
+        max_rounds: args.max_rounds,
+        firmware_command: firmware_command(&args.firmware, &path, args.host),
+        report_dir: args.report.clone(),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second Ctrl-C while the report is written is ignored: it is written quickly.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let progress = progress::Progress::new();
+    let mut c = Campaign::new(&runner, settings, stop.clone());
+    let result = c.run(&|s| progress.update(s));
+    progress.finish(&c.status());
+    let report = c.report().clone();
+    if let Some(junit) = &args.junit {
+        jostle_host_tools::report::write_atomic(junit, report.junit().as_bytes())?;
+    }
+    print_report(&report, args.json)?;
+    eprintln!(
+        "jostle: report in {} (report.json, report.html)",
+        args.report.display()
+    );
+    result?;
+    Ok(if stop.load(Ordering::SeqCst) {
+        EXIT_INTERRUPTED
+    } else if report.any_harmful() {
+        EXIT_HARMFUL
+    } else {
+        0
+    })
+}
+
+fn print_report(report: &jostle_host_tools::report::Report, json: bool) -> Result<(), JostleError> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let printed = if json {
+        serde_json::to_writer_pretty(&mut out, report)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(out))
+    } else {
+        report.print_table(&mut out)
+    };
+    printed.map_err(|e| JostleError::io("writing the output", e))
+}
+
+fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
+    use jostle_host_tools::replay::{check_reproduced, config_for, find_bug, print_around};
+    let path = resolve_firmware(&args.firmware, args.host)?;
+    let runner = Runner::new(path, args.host, args.timeout)?;
+    let (config, recorded) = match (&args.report, &args.bug) {
+        (Some(dir), Some(id)) => {
+            let report = jostle_host_tools::report::Report::read(dir)?;
+            let (bug, r) = find_bug(&report, id)?;
+            let config = config_for(&report, r, &runner)?;
+            (config, Some((bug.clone(), r.clone())))
+        }
+        _ => {
+            let mut config = base_config(
+                args.seed,
+                jostle_kernel::config::DEFAULT_STEP_LIMIT,
+                &args.args,
+                TraceLevel::Full,
+            )?;
+            steer(&mut config, &args.steer, &runner)?;
+            jostle_host_tools::confirm::bound_pct(&runner, &mut config)?;
+            config.trace = TraceLevel::Full;
+            (config, None)
+        }
+    };
+    let outcome = runner.run(config, None)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    print_around(&outcome, args.context, &mut out)
+        .map_err(|e| JostleError::io("writing the output", e))?;
+    if let Some(err) = outcome.error {
+        return Err(err);
+    }
+    if let Some((bug, r)) = recorded {
+        check_reproduced(&bug, &r, &outcome)?;
+        let _ = writeln!(out, "reproduced: {} {} (seed {})", bug.kind, bug.id, r.seed);
+    }
+    Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
+}
+
+fn merge(args: MergeArgs) -> Result<u8, JostleError> {
+    use jostle_host_tools::report::{Report, merge, write_atomic};
+    let reports = args
+        .reports
+        .iter()
+        .map(|p| Report::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged = merge(&reports)?;
+    std::fs::create_dir_all(&args.report)
+        .map_err(|e| JostleError::io(format!("creating {}", args.report.display()), e))?;
+    merged.write_json(&args.report)?;
+    write_atomic(
+        &args.report.join("report.html"),
+        jostle_host_tools::html::render(&merged).as_bytes(),
+    )?;
+    if let Some(junit) = &args.junit {
+        write_atomic(junit, merged.junit().as_bytes())?;
+    }
+    print_report(&merged, args.json)?;
+    Ok(if merged.any_harmful() {
+        EXIT_HARMFUL
+    } else {
+        0
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -902,6 +1199,9 @@ fn main() -> ExitCode {
         Command::Confirm(args) => confirm(args).map_err(anyhow::Error::from),
         Command::Bench(args) => bench(args),
         Command::Config(args) => write_config(args).map_err(anyhow::Error::from),
+        Command::Campaign(args) => campaign(args).map_err(anyhow::Error::from),
+        Command::Replay(args) => replay(args).map_err(anyhow::Error::from),
+        Command::Merge(args) => merge(args).map_err(anyhow::Error::from),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -402,7 +402,7 @@ struct JsonEvent<'a> {
 }
 
 /// Does this event record an executed scheduling step?
-fn is_step(ev: &Event) -> bool {
+pub fn is_step(ev: &Event) -> bool {
     matches!(
         ev,
         Event::Spawn { .. }
@@ -434,7 +434,7 @@ pub fn is_finding(ev: &Event) -> bool {
 }
 
 /// The operation's name, as printed and compared across ports.
-fn operation(ev: &Event) -> &'static str {
+pub fn operation(ev: &Event) -> &'static str {
     match ev {
         Event::RunStart { .. } => "start",
         Event::Spawn { .. } => "spawn",
@@ -471,7 +471,7 @@ fn operation(ev: &Event) -> &'static str {
 }
 
 /// The operation and its operands, for the interleaving; `site_text` names other sites.
-fn describe(ev: &Event, site_text: impl Fn(u32) -> String) -> String {
+pub fn describe(ev: &Event, site_text: impl Fn(u32) -> String) -> String {
     let operands = match *ev {
         Event::Spawn { child, .. } => format!(" t{child}"),
         Event::Join { child, .. } => format!(" t{child}"),

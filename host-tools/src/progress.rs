@@ -1,0 +1,80 @@
+//! The campaign's progress: a bar on a terminal (indicatif), plain lines otherwise.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use jostle_host_tools::campaign::Status;
+use std::io::IsTerminal;
+use std::sync::Mutex;
+
+/// Where progress goes.
+pub enum Progress {
+    /// A live bar on stderr.
+    Bar(ProgressBar),
+    /// A line per phase and every few seconds (CI logs).
+    Lines(Mutex<(String, u64)>),
+}
+
+impl Progress {
+    /// A bar when stderr is a terminal, lines otherwise.
+    pub fn new() -> Progress {
+        if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {prefix:<20} [{bar:30}] {pos}/{len} runs  {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            Progress::Bar(bar)
+        } else {
+            Progress::Lines(Mutex::new((String::new(), 0)))
+        }
+    }
+
+    fn message(s: &Status) -> String {
+        let rate = s.runs as f64 / s.elapsed.as_secs_f64().max(1e-9);
+        format!(
+            "{rate:.1} runs/s  predicted {}  confirmed {}  harmful {}",
+            s.predicted, s.confirmed, s.harmful
+        )
+    }
+
+    /// After a run.
+    pub fn update(&self, s: &Status) {
+        match self {
+            Progress::Bar(bar) => {
+                bar.set_length(s.planned);
+                bar.set_position(s.runs);
+                bar.set_prefix(s.phase.clone());
+                bar.set_message(Self::message(s));
+            }
+            Progress::Lines(last) => {
+                let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
+                let secs = s.elapsed.as_secs();
+                if last.0 != s.phase || secs >= last.1 + 5 {
+                    eprintln!(
+                        "jostle: {}: {}/{} runs, {}",
+                        s.phase,
+                        s.runs,
+                        s.planned,
+                        Self::message(s)
+                    );
+                    *last = (s.phase.clone(), secs);
+                }
+            }
+        }
+    }
+
+    /// At the end.
+    pub fn finish(&self, s: &Status) {
+        match self {
+            Progress::Bar(bar) => bar.finish_and_clear(),
+            Progress::Lines(_) => eprintln!(
+                "jostle: finished: {} runs in {:.1} s, {}",
+                s.runs,
+                s.elapsed.as_secs_f64(),
+                Self::message(s)
+            ),
+        }
+    }
+}

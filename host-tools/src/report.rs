@@ -1,0 +1,550 @@
+//! The campaign report: what is real, what is harmful, how likely, and how to replay it.
+//!
+//! `report.json` follows [`REPORT_SCHEMA`] (documented in the crate README). Everything in
+//! it except the `timing` object is a function of the firmware, the settings and the seeds,
+//! so two campaigns that differ only in the number of workers write equal reports once
+//! `timing` is removed. [`merge`] combines shard reports into the report of the whole.
+
+use crate::error::JostleError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// Version of the `report.json` schema.
+pub const REPORT_SCHEMA: u32 = 1;
+
+/// A campaign's report.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`REPORT_SCHEMA`].
+    pub schema_version: u32,
+    /// The firmware: how the command line named it, and its fingerprint (file name and
+    /// FNV-1a 64 of the ELF).
+    pub firmware: FirmwareRef,
+    /// The settings every shard of one campaign shares.
+    pub settings: Settings,
+    /// The shards merged into this report (`[i, n]` each; one entry for a single shard).
+    pub shards: Vec<[u32; 2]>,
+    /// Why the campaign stopped: `done` (nothing new to try), `budget`, `interrupted`.
+    pub stopped: String,
+    /// Phase I runs (Random, full trace) and Phase II runs made.
+    pub runs: RunCounts,
+    /// Every candidate predicted, confirmed or not, sorted by (kind, id).
+    pub bugs: Vec<Bug>,
+    /// Wall-clock figures (the only part that differs between equal campaigns).
+    pub timing: Timing,
+}
+
+/// How to name and recognise the firmware.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirmwareRef {
+    /// The firmware arguments of the `jostle` command line (`path.elf` or `-p P --bin B`).
+    pub command: String,
+    /// `name@fnv1a64` of the ELF.
+    pub fingerprint: String,
+}
+
+/// Campaign settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Base seed.
+    pub seed: u64,
+    /// Firmware arguments.
+    pub args: Vec<u32>,
+    /// Phase I runs.
+    pub phase1_runs: u32,
+    /// Phase II runs per candidate and strategy.
+    pub runs_per_candidate: u32,
+    /// The run budget, if any (`--budget N`).
+    pub budget_runs: Option<u64>,
+    /// Step limit of each run.
+    pub step_limit: u32,
+}
+
+/// Runs made.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCounts {
+    /// Phase I runs.
+    pub phase1: u64,
+    /// Phase II runs.
+    pub phase2: u64,
+    /// Phase I runs per verdict.
+    pub phase1_verdicts: BTreeMap<String, u64>,
+}
+
+/// Wall-clock figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Wall time of the campaign.
+    pub wall_seconds: f64,
+    /// Runs per second over the whole campaign.
+    pub runs_per_second: f64,
+    /// Workers.
+    pub jobs: usize,
+}
+
+/// One candidate bug and what Phase II made of it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Bug {
+    /// The candidate id (16 hex digits, stable across runs and images).
+    pub id: String,
+    /// `race`, `atomicity` or `deadlock`.
+    pub kind: String,
+    /// Its sites as `file:line:col`.
+    pub sites: Vec<String>,
+    /// The analyses that predicted it.
+    pub predicted_by: Vec<String>,
+    /// One entry per strategy tried, in the order tried.
+    pub attempts: Vec<Attempt>,
+    /// Total runs over the attempts.
+    pub runs: u64,
+    /// Runs that made it real.
+    pub confirmed: u64,
+    /// Runs in which a failure followed.
+    pub harmful: u64,
+    /// `real` (confirmed, no failure followed), `harmful`, or `unconfirmed`.
+    pub status: String,
+    /// Probability that a run of the confirming strategy makes it real, with a 95 % Wilson
+    /// score interval: `[p, low, high]`.
+    pub probability: [f64; 3],
+    /// The run that first made it real, and the first harmful one.
+    pub first_confirmed: Option<Replay>,
+    /// See `first_confirmed`.
+    pub first_harmful: Option<Replay>,
+    /// The interleaving of the first confirming run around the bug (full trace).
+    pub timeline: Vec<Mark>,
+}
+
+/// The runs of one strategy against one bug.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// Strategy name.
+    pub strategy: String,
+    /// Runs.
+    pub runs: u64,
+    /// Runs that made the bug real.
+    pub confirmed: u64,
+    /// Runs in which a failure followed the confirmation.
+    pub harmful: u64,
+    /// Runs per verdict.
+    pub verdicts: BTreeMap<String, u64>,
+    /// Panic messages and their counts.
+    pub panics: BTreeMap<String, u64>,
+}
+
+/// Everything needed to replay one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Replay {
+    /// Index of the run among the bug's runs of this strategy (orders shards' runs).
+    pub index: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Strategy name.
+    pub strategy: String,
+    /// Strategy parameters of the configuration block.
+    pub params: [u32; 4],
+    /// Livelock bound.
+    pub livelock_bound: u32,
+    /// Step limit.
+    pub step_limit: u32,
+    /// Firmware arguments.
+    pub args: Vec<u32>,
+    /// The breakpoints: site as `file:line:col` (or `site#id` if unknown), raw site id, role
+    /// and index word.
+    pub breakpoints: Vec<ReplayBreakpoint>,
+    /// The verdict of the run.
+    pub verdict: String,
+    /// The command that replays it.
+    pub command: String,
+}
+
+/// A breakpoint of a replay configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayBreakpoint {
+    /// `file:line:col`.
+    pub location: String,
+    /// The site id in the campaign's image.
+    pub site: u32,
+    /// Role and index (see the kernel's `targets` module).
+    pub aux: u32,
+}
+
+/// One executed operation (or report) in a bug's timeline.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    /// Scheduling step (0-based index among executed operations).
+    pub step: u64,
+    /// Task.
+    pub task: u8,
+    /// What it did (`read`, `acquire`, ..., or a report such as `race`).
+    pub op: String,
+    /// `file:line:col`, when it has a site.
+    pub site: String,
+    /// One of the operations that make the bug (racing accesses, the intruding acquire,
+    /// the acquires of a deadlock cycle).
+    pub highlight: bool,
+}
+
+/// A 95 % Wilson score interval for `k` successes in `n` trials: `[p, low, high]`.
+pub fn wilson(k: u64, n: u64) -> [f64; 3] {
+    if n == 0 {
+        return [0.0, 0.0, 1.0];
+    }
+    let (k, n) = (k as f64, n as f64);
+    let z = 1.959_963_984_540_054_f64;
+    let p = k / n;
+    let denom = 1.0 + z * z / n;
+    let center = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    let round = |x: f64| (x * 1e6).round() / 1e6;
+    [
+        round(p),
+        round((center - half).max(0.0)),
+        round((center + half).min(1.0)),
+    ]
+}
+
+impl Bug {
+    /// Recomputes the totals, status and probability from the attempts.
+    pub fn settle(&mut self) {
+        self.runs = self.attempts.iter().map(|a| a.runs).sum();
+        self.confirmed = self.attempts.iter().map(|a| a.confirmed).sum();
+        self.harmful = self.attempts.iter().map(|a| a.harmful).sum();
+        self.status = if self.harmful > 0 {
+            "harmful"
+        } else if self.confirmed > 0 {
+            "real"
+        } else {
+            "unconfirmed"
+        }
+        .into();
+        // The probability is that of the strategy that confirmed it (the last one tried
+        // when none did): a fallback strategy's runs say nothing about the first one.
+        let a = self
+            .attempts
+            .iter()
+            .find(|a| a.confirmed > 0)
+            .or(self.attempts.last());
+        self.probability = a.map_or([0.0, 0.0, 1.0], |a| wilson(a.confirmed, a.runs));
+    }
+}
+
+impl Report {
+    /// Confirmed bugs.
+    pub fn confirmed(&self) -> impl Iterator<Item = &Bug> {
+        self.bugs.iter().filter(|b| b.confirmed > 0)
+    }
+
+    /// Is any bug harmful (the campaign's exit code says so)?
+    pub fn any_harmful(&self) -> bool {
+        self.bugs.iter().any(|b| b.harmful > 0)
+    }
+
+    /// Writes `report.json` into `dir` atomically (a reader never sees half a report).
+    pub fn write_json(&self, dir: &Path) -> Result<(), JostleError> {
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| JostleError::io("encoding the report", std::io::Error::other(e)))?;
+        write_atomic(&dir.join("report.json"), text.as_bytes())
+    }
+
+    /// Reads `report.json` from `dir` (or a report file).
+    pub fn read(path: &Path) -> Result<Report, JostleError> {
+        let file = if path.is_dir() {
+            path.join("report.json")
+        } else {
+            path.to_owned()
+        };
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| JostleError::io(format!("reading {}", file.display()), e))?;
+        let report: Report = serde_json::from_str(&text).map_err(|e| {
+            JostleError::BadReport(format!("{}: not a Jostle report ({e})", file.display()))
+        })?;
+        if report.schema_version != REPORT_SCHEMA {
+            return Err(JostleError::BadReport(format!(
+                "{}: schema version {} (this jostle reads {REPORT_SCHEMA})",
+                file.display(),
+                report.schema_version
+            )));
+        }
+        Ok(report)
+    }
+
+    /// The summary table (after racefuzzer-pldi08 Table 1): one row per candidate.
+    pub fn print_table(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:<10} {:<16} {:>6} {:>9} {:>8}  {:<22} sites",
+            "kind", "id", "runs", "confirmed", "harmful", "probability (95% CI)"
+        )?;
+        for b in &self.bugs {
+            let [p, lo, hi] = b.probability;
+            writeln!(
+                out,
+                "{:<10} {:<16} {:>6} {:>9} {:>8}  {:<22} {}",
+                b.kind,
+                b.id,
+                b.runs,
+                b.confirmed,
+                b.harmful,
+                format!("{:.2} [{:.2}, {:.2}]", p, lo, hi),
+                b.sites.join(" ")
+            )?;
+        }
+        let (predicted, real, harmful) = (
+            self.bugs.len(),
+            self.confirmed().count(),
+            self.bugs.iter().filter(|b| b.harmful > 0).count(),
+        );
+        writeln!(
+            out,
+            "predicted {predicted}, real {real}, harmful {harmful}; {} Phase I + {} Phase II runs; stopped: {}",
+            self.runs.phase1, self.runs.phase2, self.stopped
+        )?;
+        for b in self.confirmed() {
+            if let Some(r) = b.first_harmful.as_ref().or(b.first_confirmed.as_ref()) {
+                writeln!(out, "replay {} {}: {}", b.kind, b.id, r.command)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A JUnit XML document: one test case per candidate, failing when the bug is harmful
+    /// (a confirmed bug the runs survived is reported in its output, not as a failure).
+    pub fn junit(&self) -> String {
+        let failures = self.bugs.iter().filter(|b| b.harmful > 0).count();
+        let mut x = String::new();
+        x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        x.push_str(&format!(
+            "<testsuites><testsuite name=\"jostle {}\" tests=\"{}\" failures=\"{failures}\">\n",
+            xml(&self.firmware.fingerprint),
+            self.bugs.len()
+        ));
+        for b in &self.bugs {
+            let [p, lo, hi] = b.probability;
+            let name = format!("{} {} {}", b.kind, b.id, b.sites.join(" "));
+            let detail = format!(
+                "{}: {} of {} runs confirmed, {} harmful; probability {p:.2} [{lo:.2}, {hi:.2}]",
+                b.status, b.confirmed, b.runs, b.harmful
+            );
+            let replay = b
+                .first_harmful
+                .as_ref()
+                .or(b.first_confirmed.as_ref())
+                .map(|r| format!("\nreplay: {}", r.command))
+                .unwrap_or_default();
+            x.push_str(&format!(
+                "  <testcase classname=\"jostle.{}\" name=\"{}\">",
+                xml(&b.kind),
+                xml(&name)
+            ));
+            if b.harmful > 0 {
+                x.push_str(&format!(
+                    "<failure message=\"{}\">{}</failure>",
+                    xml(&detail),
+                    xml(&format!("{detail}{replay}"))
+                ));
+            } else {
+                x.push_str(&format!(
+                    "<system-out>{}</system-out>",
+                    xml(&format!("{detail}{replay}"))
+                ));
+            }
+            x.push_str("</testcase>\n");
+        }
+        x.push_str("</testsuite></testsuites>\n");
+        x
+    }
+}
+
+/// Escapes text for XML and HTML.
+pub fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), JostleError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| JostleError::io(format!("writing {}", path.display()), e))
+}
+
+/// Combines shard reports of one campaign (same firmware and settings) into one: runs and
+/// counts add up, the first confirming and harmful runs are the lowest-indexed ones, so the
+/// merge of all shards equals what one unsharded campaign reports for the same candidates.
+pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
+    let Some(first) = reports.first() else {
+        return Err(JostleError::Usage(
+            "jostle merge needs at least one report".into(),
+        ));
+    };
+    let mut out = Report {
+        schema_version: REPORT_SCHEMA,
+        firmware: first.firmware.clone(),
+        settings: first.settings.clone(),
+        stopped: "done".into(),
+        ..Report::default()
+    };
+    let mut bugs: BTreeMap<(String, String), Bug> = BTreeMap::new();
+    for r in reports {
+        if r.firmware.fingerprint != first.firmware.fingerprint || r.settings != first.settings {
+            return Err(JostleError::BadReport(format!(
+                "shard {:?} is of another campaign (firmware {} or settings differ)",
+                r.shards, r.firmware.fingerprint
+            )));
+        }
+        out.shards.extend(r.shards.iter().copied());
+        if r.stopped != "done" {
+            out.stopped = r.stopped.clone();
+        }
+        out.runs.phase1 += r.runs.phase1;
+        out.runs.phase2 += r.runs.phase2;
+        for (v, n) in &r.runs.phase1_verdicts {
+            *out.runs.phase1_verdicts.entry(v.clone()).or_default() += n;
+        }
+        out.timing.wall_seconds = out.timing.wall_seconds.max(r.timing.wall_seconds);
+        out.timing.jobs += r.timing.jobs;
+        for b in &r.bugs {
+            match bugs.get_mut(&(b.kind.clone(), b.id.clone())) {
+                None => {
+                    bugs.insert((b.kind.clone(), b.id.clone()), b.clone());
+                }
+                Some(m) => merge_bug(m, b),
+            }
+        }
+    }
+    out.shards.sort_unstable();
+    out.shards.dedup();
+    let total = out.runs.phase1 + out.runs.phase2;
+    out.timing.runs_per_second = total as f64 / out.timing.wall_seconds.max(1e-9);
+    out.bugs = bugs.into_values().collect();
+    for b in &mut out.bugs {
+        b.settle();
+    }
+    Ok(out)
+}
+
+fn merge_bug(into: &mut Bug, other: &Bug) {
+    for a in &other.attempts {
+        match into.attempts.iter_mut().find(|x| x.strategy == a.strategy) {
+            Some(x) => {
+                x.runs += a.runs;
+                x.confirmed += a.confirmed;
+                x.harmful += a.harmful;
+                for (k, n) in &a.verdicts {
+                    *x.verdicts.entry(k.clone()).or_default() += n;
+                }
+                for (k, n) in &a.panics {
+                    *x.panics.entry(k.clone()).or_default() += n;
+                }
+            }
+            None => into.attempts.push(a.clone()),
+        }
+    }
+    for analysis in &other.predicted_by {
+        if !into.predicted_by.contains(analysis) {
+            into.predicted_by.push(analysis.clone());
+        }
+    }
+    into.predicted_by.sort();
+    let earlier = |a: &Option<Replay>, b: &Option<Replay>| match (a, b) {
+        (Some(x), Some(y)) => y.index < x.index,
+        (None, Some(_)) => true,
+        _ => false,
+    };
+    if earlier(&into.first_confirmed, &other.first_confirmed) {
+        into.first_confirmed = other.first_confirmed.clone();
+        into.timeline = other.timeline.clone();
+    }
+    if earlier(&into.first_harmful, &other.first_harmful) {
+        into.first_harmful = other.first_harmful.clone();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_brackets_the_estimate() {
+        let [p, lo, hi] = wilson(50, 100);
+        assert_eq!(p, 0.5);
+        assert!(
+            (lo - 0.4038).abs() < 1e-3 && (hi - 0.5962).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+        let [p, lo, hi] = wilson(0, 50);
+        assert_eq!((p, lo), (0.0, 0.0));
+        assert!(hi > 0.05 && hi < 0.1, "{hi}");
+        assert_eq!(wilson(0, 0), [0.0, 0.0, 1.0]);
+    }
+
+    fn bug(id: &str, runs: u64, confirmed: u64, first: Option<u64>) -> Bug {
+        let mut b = Bug {
+            id: id.into(),
+            kind: "race".into(),
+            attempts: vec![Attempt {
+                strategy: "race".into(),
+                runs,
+                confirmed,
+                ..Attempt::default()
+            }],
+            first_confirmed: first.map(|index| Replay {
+                index,
+                seed: 1000 + index,
+                ..Replay::default()
+            }),
+            ..Bug::default()
+        };
+        b.settle();
+        b
+    }
+
+    #[test]
+    fn merge_adds_counts_and_keeps_the_earliest_run() {
+        let shard = |i: u32, bugs: Vec<Bug>| Report {
+            schema_version: REPORT_SCHEMA,
+            shards: vec![[i, 2]],
+            stopped: "done".into(),
+            runs: RunCounts {
+                phase1: 3,
+                phase2: 10,
+                ..RunCounts::default()
+            },
+            bugs,
+            ..Report::default()
+        };
+        let a = shard(0, vec![bug("a", 5, 2, Some(4)), bug("b", 5, 0, None)]);
+        let b = shard(1, vec![bug("a", 5, 3, Some(1))]);
+        let m = merge(&[a.clone(), b]).unwrap();
+        assert_eq!(m.shards, vec![[0, 2], [1, 2]]);
+        assert_eq!(m.runs.phase1 + m.runs.phase2, 26);
+        let a_bug = &m.bugs[0];
+        assert_eq!((a_bug.runs, a_bug.confirmed), (10, 5));
+        assert_eq!(a_bug.first_confirmed.as_ref().unwrap().index, 1);
+        assert_eq!(a_bug.probability[0], 0.5);
+        assert_eq!(m.bugs[1].status, "unconfirmed");
+        let mut other = a;
+        other.firmware.fingerprint = "x@1".into();
+        assert!(merge(&[m, other]).is_err());
+    }
+
+    #[test]
+    fn junit_fails_only_harmful_bugs() {
+        let mut harmful = bug("a", 10, 5, Some(0));
+        harmful.attempts[0].harmful = 2;
+        harmful.settle();
+        let r = Report {
+            bugs: vec![harmful, bug("b", 10, 4, Some(1)), bug("c", 10, 0, None)],
+            ..Report::default()
+        };
+        let x = r.junit();
+        assert!(x.contains("tests=\"3\" failures=\"1\""), "{x}");
+        assert_eq!(x.matches("<failure").count(), 1);
+        assert!(roxmltree::Document::parse(&x).is_ok());
+    }
+}
