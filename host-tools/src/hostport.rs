@@ -21,7 +21,7 @@ pub struct HostRun {
 /// Runs the host build `exe` of a firmware with `config`.
 pub fn run(exe: &Path, config: &Config, timeout: Duration) -> Result<HostRun, JostleError> {
     let (_dir, block) = crate::process::block_file(config)?;
-    let mut child = Command::new(exe)
+    let mut child = crate::process::own_group(&mut Command::new(exe))
         .env("JOSTLE_CONFIG", &block)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -98,7 +98,11 @@ fn bug_section(h: &mut String, b: &Bug) {
             xml(&r.command)
         );
     }
-    timeline_svg(h, &b.timeline);
+    if b.timeline.is_empty() {
+        h.push_str("<p>No timeline: the campaign stopped before replaying this run.</p>\n");
+    } else {
+        timeline_svg(h, &b.timeline);
+    }
 }
 
 /// The SVG timeline: x is the step, one lane per task.

@@ -37,3 +37,14 @@ pub fn block_file(config: &Config) -> Result<(tempfile::TempDir, PathBuf), Jostl
         .map_err(|e| JostleError::io("writing the configuration block", e))?;
     Ok((dir, block))
 }
+
+/// Keeps a run's process out of the terminal's process group, so that Ctrl-C reaches
+/// `jostle` (which stops the campaign cleanly) and not the runs in flight (which finish).
+pub fn own_group(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    cmd
+}

@@ -75,7 +75,8 @@ impl Qemu {
                 fw.config_addr
             ));
         }
-        cmd.stdin(Stdio::null())
+        crate::process::own_group(&mut cmd)
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let started = Instant::now();

@@ -1,0 +1,306 @@
+//! `jostle campaign`, `replay` and `merge` on QEMU, through the command line as users run
+//! them: every example gives exactly its known bugs; the report does not depend on the
+//! number of workers; every bug replays; the HTML holds one timeline per confirmed bug;
+//! shards merge into the unsharded counts; Ctrl-C leaves a valid partial report.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn jostle_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(jostle())
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("jostle runs")
+}
+
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
+    serde_json::from_str(&text).expect("report.json is JSON")
+}
+
+fn bugs(r: &Value) -> &Vec<Value> {
+    r["bugs"].as_array().expect("bugs")
+}
+
+/// The line of `example`'s source whose comment is `// marker` (the paper's statement
+/// numbers), as `file:line` without the column.
+fn statement(example: &str, marker: &str) -> String {
+    let path = format!("examples/src/bin/{example}.rs");
+    let text = std::fs::read_to_string(workspace().join(&path)).expect("example source");
+    let lines: Vec<&str> = text.lines().collect();
+    let i = lines
+        .iter()
+        .position(|l| l.trim_end().ends_with(&format!("// {marker}")))
+        .unwrap_or_else(|| panic!("{path}: no `// {marker}`"));
+    // rustfmt moves a comment after `{` to its own line: the statement is the one above.
+    let n = if lines[i].trim_start().starts_with("//") {
+        i
+    } else {
+        i + 1
+    };
+    format!("{path}:{n}:")
+}
+
+fn has_site(bug: &Value, prefix: &str) -> bool {
+    bug["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s.as_str().unwrap().starts_with(prefix))
+}
+
+fn html_timelines(dir: &Path) -> usize {
+    let html = std::fs::read_to_string(dir.join("report.html")).expect("report.html");
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(&html, options).expect("well-formed HTML");
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == "svg")
+        .inspect(|svg| {
+            assert!(
+                svg.descendants()
+                    .any(|n| n.attribute("class") == Some("mark highlight")),
+                "a timeline without the bug's operations highlighted"
+            )
+        })
+        .count()
+}
+
+/// (kind, status) of each bug, in report order.
+fn statuses(r: &Value) -> Vec<(String, String)> {
+    bugs(r)
+        .iter()
+        .map(|b| {
+            (
+                b["kind"].as_str().unwrap().to_owned(),
+                b["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_example_gives_exactly_its_known_bugs_and_each_replays() {
+    let s = |k: &str, st: &str| (k.to_owned(), st.to_owned());
+    let expected: &[(&str, Vec<(String, String)>)] = &[
+        ("rf_fig2", vec![s("race", "harmful")]),
+        ("af_fig1", vec![s("atomicity", "harmful")]),
+        ("af_fig2", vec![s("atomicity", "harmful")]),
+        ("af_fig3", vec![s("atomicity", "unconfirmed")]),
+        ("abba_deadlock", vec![s("deadlock", "harmful")]),
+        ("hidden_order", vec![s("race", "harmful")]),
+        ("correct_counter", vec![]),
+    ];
+    for (example, want) in expected {
+        let dir = tempfile::tempdir().unwrap();
+        let elf = elf(example);
+        let out = jostle_in(
+            dir.path(),
+            &[
+                "campaign",
+                elf.to_str().unwrap(),
+                "-j",
+                "2",
+                "--junit",
+                "junit.xml",
+            ],
+        );
+        let r = report(&dir.path().join("jostle-report"));
+        assert_eq!(&statuses(&r), want, "{example}: {r:#}");
+        assert_eq!(r["stopped"], "done", "{example}");
+        let harmful = want.iter().any(|(_, st)| st == "harmful");
+        assert_eq!(
+            out.status.code(),
+            Some(if harmful { 40 } else { 0 }),
+            "{example}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+        let doc = roxmltree::Document::parse(&junit).expect("JUnit XML");
+        let failures = doc
+            .descendants()
+            .filter(|n| n.tag_name().name() == "failure")
+            .count();
+        assert_eq!(failures, usize::from(harmful), "{example}");
+        let confirmed: Vec<&Value> = bugs(&r)
+            .iter()
+            .filter(|b| b["confirmed"].as_u64().unwrap() > 0)
+            .collect();
+        assert_eq!(
+            html_timelines(&dir.path().join("jostle-report")),
+            confirmed.len(),
+            "{example}: one timeline per confirmed bug"
+        );
+        for bug in confirmed {
+            let id = bug["id"].as_str().unwrap();
+            let out = jostle_in(
+                dir.path(),
+                &[
+                    "replay",
+                    elf.to_str().unwrap(),
+                    "--report",
+                    "jostle-report",
+                    "--bug",
+                    id,
+                ],
+            );
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                text.contains(&format!(
+                    "reproduced: {} {id}",
+                    bug["kind"].as_str().unwrap()
+                )),
+                "{example} {id}: {text}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(text.contains(">>"), "the bug is marked in the interleaving");
+        }
+    }
+}
+
+#[test]
+fn figure_1_confirms_z_and_not_the_false_race_on_x() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = elf("rf_fig1");
+    jostle_in(dir.path(), &["campaign", elf.to_str().unwrap(), "-j", "2"]);
+    let r = report(&dir.path().join("jostle-report"));
+    let (z5, z7) = (statement("rf_fig1", "5"), statement("rf_fig1", "7"));
+    let (x1, x10) = (statement("rf_fig1", "1"), statement("rf_fig1", "10"));
+    let z = bugs(&r)
+        .iter()
+        .find(|b| has_site(b, &z5) && has_site(b, &z7))
+        .expect("the race on z is predicted");
+    let x = bugs(&r)
+        .iter()
+        .find(|b| has_site(b, &x1) && has_site(b, &x10))
+        .expect("the race on x is predicted");
+    assert_eq!(z["status"], "harmful", "{z:#}");
+    assert_eq!(x["status"], "unconfirmed", "{x:#}");
+    assert_eq!(x["confirmed"], 0);
+    assert_eq!(bugs(&r).len(), 2, "{r:#}");
+    // ERROR2 never happens.
+    for b in bugs(&r) {
+        for a in b["attempts"].as_array().unwrap() {
+            assert!(a["panics"].get("ERROR2").is_none(), "{a:#}");
+        }
+    }
+}
+
+#[test]
+fn the_report_does_not_depend_on_the_number_of_workers() {
+    let elf = elf("rf_fig1");
+    let mut reports = Vec::new();
+    for j in ["1", "2"] {
+        let dir = tempfile::tempdir().unwrap();
+        jostle_in(
+            dir.path(),
+            &["campaign", elf.to_str().unwrap(), "-j", j, "--seed", "7"],
+        );
+        let mut r = report(&dir.path().join("jostle-report"));
+        r.as_object_mut().unwrap().remove("timing");
+        reports.push(r);
+    }
+    assert_eq!(reports[0], reports[1]);
+}
+
+#[test]
+fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
+    let elf = elf("rf_fig2");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fw = elf.to_str().unwrap();
+    jostle_in(d, &["campaign", fw, "--report", "all"]);
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        let out = jostle_in(
+            d,
+            &[
+                "campaign",
+                fw,
+                "--shard",
+                &shard,
+                "--report",
+                &format!("s{i}"),
+            ],
+        );
+        assert!(out.status.code().is_some());
+    }
+    let out = jostle_in(d, &["merge", "s0", "s1", "--report", "merged"]);
+    assert_eq!(out.status.code(), Some(40), "a harmful bug: {out:?}");
+    let (all, merged) = (report(&d.join("all")), report(&d.join("merged")));
+    assert_eq!(merged["shards"], serde_json::json!([[0, 2], [1, 2]]));
+    let pick = |r: &Value| {
+        let b = &bugs(r)[0];
+        (
+            b["id"].clone(),
+            b["runs"].clone(),
+            b["confirmed"].clone(),
+            b["harmful"].clone(),
+            b["first_confirmed"]["seed"].clone(),
+            b["first_harmful"]["seed"].clone(),
+        )
+    };
+    assert_eq!(pick(&all), pick(&merged));
+    assert_eq!(all["runs"]["phase1"], merged["runs"]["phase1"]);
+    assert_eq!(html_timelines(&d.join("merged")), 1);
+    // A run budget stops at exactly that many runs.
+    jostle_in(d, &["campaign", fw, "--budget", "23", "--report", "budget"]);
+    let b = report(&d.join("budget"));
+    assert_eq!(b["stopped"], "budget");
+    let runs = b["runs"]["phase1"].as_u64().unwrap() + b["runs"]["phase2"].as_u64().unwrap();
+    assert_eq!(runs, 23);
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_leaves_a_valid_partial_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = elf("rf_fig2");
+    let mut child = Command::new(jostle())
+        .current_dir(dir.path())
+        .args([
+            "campaign",
+            elf.to_str().unwrap(),
+            "-j",
+            "1",
+            "--runs-per-candidate",
+            "100000",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until Phase I's report is written (Phase II is then under way).
+    let path = dir.path().join("jostle-report").join("report.json");
+    let started = std::time::Instant::now();
+    while !path.exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "no report"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = child.wait().unwrap().code();
+    assert_eq!(code, Some(130));
+    let r = report(&dir.path().join("jostle-report"));
+    assert_eq!(r["stopped"], "interrupted");
+    assert_eq!(r["runs"]["phase1"], 5);
+    let phase2 = r["runs"]["phase2"].as_u64().unwrap();
+    assert!(phase2 < 100_000, "{phase2}");
+    assert_eq!(bugs(&r).len(), 1);
+    assert_eq!(bugs(&r)[0]["runs"].as_u64().unwrap(), phase2);
+    html_timelines(&dir.path().join("jostle-report"));
+}
