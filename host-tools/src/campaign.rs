@@ -81,8 +81,13 @@ pub struct Status {
     pub elapsed: Duration,
 }
 
-/// One unit of work for a worker: a run, or a chain of runs where each run's relations
-/// configure the next (DrFinder's feedback, drfinder-fse15 Algorithm 2 line 21).
+/// Runs per QEMU boot (consecutive seeds; the firmware resets itself between them). Fixed,
+/// so that which runs share a boot never depends on the number of workers.
+pub const BATCH: u64 = 10;
+
+/// One unit of work for a worker: consecutive runs with seeds `config.seed + k`, several
+/// per boot; or, for DrFinder, a chain where each run's relations configure the next
+/// (drfinder-fse15 Algorithm 2, line 21).
 struct Job {
     /// Index of the bug in the report (`None`: Phase I).
     bug: Option<usize>,
@@ -90,8 +95,24 @@ struct Job {
     index: u64,
     /// The first run's configuration.
     config: Config,
-    /// Runs in the chain (1 for a plain run), with seeds `config.seed + k`.
+    /// Runs.
     chain: u32,
+    /// Whether this shard counts the runs (a shard also makes runs it does not count: Phase I
+    /// and each candidate's first, full-trace run, so that every shard predicts the same).
+    tally: bool,
+}
+
+/// Consecutive indices grouped into runs of at most [`BATCH`], none crossing a multiple of
+/// it (so shards, which slice by blocks of [`BATCH`], group the same way).
+fn batches(indices: &[u64]) -> Vec<(u64, u32)> {
+    let mut out: Vec<(u64, u32)> = Vec::new();
+    for &i in indices {
+        match out.last_mut() {
+            Some((first, n)) if *first + u64::from(*n) == i && i % BATCH != 0 => *n += 1,
+            _ => out.push((i, 1)),
+        }
+    }
+    out
 }
 
 /// A campaign over one firmware.
@@ -110,6 +131,8 @@ pub struct Campaign<'r> {
     counts: [AtomicUsize; 3],
     phase: std::sync::Mutex<String>,
     budget_hit: AtomicBool,
+    phase1_events: u64,
+    phase1_seconds: f64,
 }
 
 impl<'r> Campaign<'r> {
@@ -153,6 +176,8 @@ impl<'r> Campaign<'r> {
             counts: Default::default(),
             phase: std::sync::Mutex::new(String::new()),
             budget_hit: AtomicBool::new(false),
+            phase1_events: 0,
+            phase1_seconds: 0.0,
         }
     }
 
@@ -194,9 +219,11 @@ impl<'r> Campaign<'r> {
 
     fn rounds(&mut self, progress: &(dyn Fn(&Status) + Sync)) -> Result<(), JostleError> {
         self.set_phase("phase I");
-        let jobs: Vec<Job> = self
-            .slice(self.settings.phase1_runs)
-            .map(|i| Job {
+        // Every shard runs all of Phase I: the shards then predict the same candidates.
+        let indices: Vec<u64> = (0..u64::from(self.settings.phase1_runs)).collect();
+        let jobs: Vec<Job> = batches(&indices)
+            .into_iter()
+            .map(|(i, n)| Job {
                 bug: None,
                 index: i,
                 config: Config {
@@ -205,10 +232,13 @@ impl<'r> Campaign<'r> {
                     trace: TraceLevel::Full,
                     ..self.settings.base.clone()
                 },
-                chain: 1,
+                chain: n,
+                tally: true,
             })
             .collect();
+        let phase1 = Instant::now();
         self.execute(jobs, progress)?;
+        self.phase1_seconds = phase1.elapsed().as_secs_f64();
         for round in 1..=self.settings.max_rounds {
             if self.halted() {
                 return Ok(());
@@ -263,10 +293,10 @@ impl<'r> Campaign<'r> {
         queue
     }
 
-    /// This shard's run indices among `0..n`.
+    /// This shard's run indices among `0..n`: blocks of [`BATCH`] dealt round-robin.
     fn slice(&self, n: u32) -> impl Iterator<Item = u64> + use<> {
         let (index, count) = self.settings.shard;
-        (0..u64::from(n)).filter(move |i| i % u64::from(count.max(1)) == u64::from(index))
+        (0..u64::from(n)).filter(move |i| (i / BATCH) % u64::from(count.max(1)) == u64::from(index))
     }
 
     fn phase2_jobs(&mut self, queue: &[(Candidate, StrategyId)]) -> Result<Vec<Job>, JostleError> {
@@ -294,38 +324,53 @@ impl<'r> Campaign<'r> {
             };
             let first = candidate_seed(self.settings.seed, &candidate.id, *strategy);
             let indices: Vec<u64> = self.slice(self.settings.runs_per_candidate).collect();
+            let owns_first = indices.first() == Some(&0);
             if *strategy == StrategyId::DrFinder {
-                // One chain: each run's relations drive the next (full trace: DrFinder's
-                // confirmation is the happens-before detector's).
-                if let Some(&i) = indices.first() {
+                // One chain, each run's relations driving the next (full trace: DrFinder's
+                // confirmation is the happens-before detector's). A chain cannot be split,
+                // so the shard that owns run 0 makes all of it.
+                if owns_first {
                     jobs.push(Job {
                         bug: Some(bug),
-                        index: i,
+                        index: 0,
                         config: Config {
-                            seed: first.wrapping_add(i),
+                            seed: first,
                             trace: TraceLevel::Full,
                             ..config
                         },
-                        chain: indices.len() as u32,
+                        chain: self.settings.runs_per_candidate,
+                        tally: true,
                     });
                 }
                 continue;
             }
-            for i in indices {
+            // Run 0 feeds prediction (full trace), in every shard so that all predict the
+            // same; the others need only the results.
+            if self.settings.runs_per_candidate > 0 {
+                jobs.push(Job {
+                    bug: Some(bug),
+                    index: 0,
+                    config: Config {
+                        seed: first,
+                        trace: TraceLevel::Full,
+                        ..config.clone()
+                    },
+                    chain: 1,
+                    tally: owns_first,
+                });
+            }
+            let rest: Vec<u64> = indices.into_iter().filter(|i| *i != 0).collect();
+            for (i, n) in batches(&rest) {
                 jobs.push(Job {
                     bug: Some(bug),
                     index: i,
                     config: Config {
                         seed: first.wrapping_add(i),
-                        // The first run feeds prediction; the others need only the results.
-                        trace: if i == 0 {
-                            TraceLevel::Full
-                        } else {
-                            TraceLevel::Results
-                        },
+                        trace: TraceLevel::Results,
                         ..config.clone()
                     },
-                    chain: 1,
+                    chain: n,
+                    tally: true,
                 });
             }
         }
@@ -368,6 +413,26 @@ impl<'r> Campaign<'r> {
             self.settings.jobs,
             stop,
             |job| {
+                if stop.load(Ordering::SeqCst) {
+                    return Ok(None);
+                }
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    budget_hit.store(true, Ordering::SeqCst);
+                    return Ok(None);
+                }
+                if job.config.strategy != StrategyId::DrFinder {
+                    let mut outcomes = runner
+                        .run_batch(&job.config, job.chain)
+                        .map_err(|e| with_context(e, &job.config))?;
+                    if let Some(o) = outcomes.iter_mut().find(|o| o.error.is_some()) {
+                        let e = o.error.take().expect("found");
+                        return Err(with_context(e, &o.config));
+                    }
+                    this.runs_done
+                        .fetch_add(outcomes.len() as u64, Ordering::SeqCst);
+                    progress(&this.status());
+                    return Ok(Some(outcomes));
+                }
                 let mut outcomes = Vec::new();
                 let mut config = job.config.clone();
                 for k in 0..job.chain {
@@ -379,9 +444,11 @@ impl<'r> Campaign<'r> {
                         return Ok(None);
                     }
                     config.seed = job.config.seed.wrapping_add(u64::from(k));
-                    let outcome = runner.run(config.clone(), None)?;
-                    if let Some(e) = outcome.error {
-                        return Err(e);
+                    let mut outcome = runner
+                        .run(config.clone(), None)
+                        .map_err(|e| with_context(e, &config))?;
+                    if let Some(e) = outcome.error.take() {
+                        return Err(with_context(e, &config));
                     }
                     this.runs_done.fetch_add(1, Ordering::SeqCst);
                     progress(&this.status());
@@ -399,9 +466,7 @@ impl<'r> Campaign<'r> {
         for (job, result) in jobs.iter().zip(results) {
             let outcomes = match result {
                 None | Some(Ok(None)) => break,
-                Some(Err(e)) => {
-                    return Err(with_context(e, &job.config));
-                }
+                Some(Err(e)) => return Err(e),
                 Some(Ok(Some(o))) => o,
             };
             if outcomes.len() < job.chain as usize {
@@ -421,14 +486,18 @@ impl<'r> Campaign<'r> {
         let verdict = outcome.outcome.map_or("none", Outcome::name).to_owned();
         let Some(bug) = job.bug else {
             self.report.runs.phase1 += 1;
+            self.phase1_events += outcome.events.len() as u64;
             *self.report.runs.phase1_verdicts.entry(verdict).or_default() += 1;
             self.feed(outcome);
             return;
         };
-        self.report.runs.phase2 += 1;
         if outcome.config.trace == TraceLevel::Full {
             self.feed(outcome);
         }
+        if !job.tally {
+            return;
+        }
+        self.report.runs.phase2 += 1;
         let strategy = strategy_name(outcome.config.strategy).to_owned();
         let replay = |b: &Bug| Replay {
             index,
@@ -449,11 +518,10 @@ impl<'r> Campaign<'r> {
                 })
                 .collect(),
             verdict: verdict.clone(),
-            command: format!(
-                "jostle replay {} --report {} --bug {}",
-                self.settings.firmware_command,
-                self.settings.report_dir.display(),
-                b.id
+            command: crate::report::replay_command(
+                &self.settings.firmware_command,
+                &self.settings.report_dir,
+                &b.id,
             ),
         };
         let (confirmed, harmful) = (outcome.confirmed(), outcome.harmful());
@@ -511,12 +579,13 @@ impl<'r> Campaign<'r> {
                 .iter()
                 .map(|s| crate::predict::site_text(&self.prediction, *s))
                 .collect();
-            let analyses: Vec<String> = c
+            let mut analyses: Vec<String> = c
                 .evidence
                 .analyses
                 .iter()
                 .map(|a| format!("{a:?}"))
                 .collect();
+            analyses.sort();
             match self.report.bugs.iter_mut().find(|b| b.id == c.id) {
                 Some(b) => {
                     b.sites = sites;
@@ -622,6 +691,8 @@ impl<'r> Campaign<'r> {
             wall_seconds: (wall * 1000.0).round() / 1000.0,
             runs_per_second: (runs as f64 / wall.max(1e-9) * 10.0).round() / 10.0,
             jobs: self.settings.jobs,
+            phase1_events: self.phase1_events,
+            phase1_seconds: (self.phase1_seconds * 1000.0).round() / 1000.0,
         };
     }
 

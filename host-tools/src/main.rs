@@ -1172,7 +1172,8 @@ fn merge(args: MergeArgs) -> Result<u8, JostleError> {
         .iter()
         .map(|p| Report::read(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let merged = merge(&reports)?;
+    let mut merged = merge(&reports)?;
+    merged.set_report_dir(&args.report);
     std::fs::create_dir_all(&args.report)
         .map_err(|e| JostleError::io(format!("creating {}", args.report.display()), e))?;
     merged.write_json(&args.report)?;

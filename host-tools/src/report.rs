@@ -82,6 +82,13 @@ pub struct Timing {
     pub runs_per_second: f64,
     /// Workers.
     pub jobs: usize,
+    /// Events decoded in Phase I (full trace) and its wall time: Phase I's events per
+    /// second, QEMU and decoding included.
+    #[serde(default)]
+    pub phase1_events: u64,
+    /// See `phase1_events`.
+    #[serde(default)]
+    pub phase1_seconds: f64,
 }
 
 /// One candidate bug and what Phase II made of it.
@@ -231,6 +238,18 @@ impl Bug {
 }
 
 impl Report {
+    /// Points every replay command at the report in `dir` (after a merge or a move).
+    pub fn set_report_dir(&mut self, dir: &Path) {
+        for b in &mut self.bugs {
+            for r in [&mut b.first_confirmed, &mut b.first_harmful]
+                .into_iter()
+                .flatten()
+            {
+                r.command = replay_command(&self.firmware.command, dir, &b.id);
+            }
+        }
+    }
+
     /// Confirmed bugs.
     pub fn confirmed(&self) -> impl Iterator<Item = &Bug> {
         self.bugs.iter().filter(|b| b.confirmed > 0)
@@ -357,6 +376,14 @@ impl Report {
     }
 }
 
+/// The command that replays bug `id` of the report in `dir`.
+pub fn replay_command(firmware: &str, dir: &Path, id: &str) -> String {
+    format!(
+        "jostle replay {firmware} --report {} --bug {id}",
+        dir.display()
+    )
+}
+
 /// Escapes text for XML and HTML.
 pub fn xml(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -389,6 +416,8 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         stopped: "done".into(),
         ..Report::default()
     };
+    out.runs.phase1 = first.runs.phase1;
+    out.runs.phase1_verdicts = first.runs.phase1_verdicts.clone();
     let mut bugs: BTreeMap<(String, String), Bug> = BTreeMap::new();
     for r in reports {
         if r.firmware.fingerprint != first.firmware.fingerprint || r.settings != first.settings {
@@ -401,11 +430,16 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         if r.stopped != "done" {
             out.stopped = r.stopped.clone();
         }
-        out.runs.phase1 += r.runs.phase1;
-        out.runs.phase2 += r.runs.phase2;
-        for (v, n) in &r.runs.phase1_verdicts {
-            *out.runs.phase1_verdicts.entry(v.clone()).or_default() += n;
+        // Every shard runs all of Phase I (so that all predict the same): count it once.
+        if r.runs.phase1 != first.runs.phase1
+            || r.runs.phase1_verdicts != first.runs.phase1_verdicts
+        {
+            return Err(JostleError::BadReport(format!(
+                "shard {:?} saw another Phase I than shard {:?}",
+                r.shards, first.shards
+            )));
         }
+        out.runs.phase2 += r.runs.phase2;
         out.timing.wall_seconds = out.timing.wall_seconds.max(r.timing.wall_seconds);
         out.timing.jobs += r.timing.jobs;
         for b in &r.bugs {
@@ -522,7 +556,7 @@ mod tests {
         let b = shard(1, vec![bug("a", 5, 3, Some(1))]);
         let m = merge(&[a.clone(), b]).unwrap();
         assert_eq!(m.shards, vec![[0, 2], [1, 2]]);
-        assert_eq!(m.runs.phase1 + m.runs.phase2, 26);
+        assert_eq!((m.runs.phase1, m.runs.phase2), (3, 20));
         let a_bug = &m.bugs[0];
         assert_eq!((a_bug.runs, a_bug.confirmed), (10, 5));
         assert_eq!(a_bug.first_confirmed.as_ref().unwrap().index, 1);

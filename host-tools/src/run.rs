@@ -198,6 +198,68 @@ impl RunOutcome {
         )
     }
 
+    /// Decodes a QEMU boot that ran several seeds (`config.runs`): one outcome per run, in
+    /// order, split at each `RunStart`. Each outcome's configuration is that run's alone
+    /// (seed `config.seed + k`, one run), so it replays by itself. Runs the boot did not
+    /// reach (a run that never ended was killed) are absent: the caller runs them again.
+    pub fn batch_from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> Vec<RunOutcome> {
+        let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
+        let mut segments: Vec<Vec<Item>> = vec![Vec::new()];
+        for item in decoded.items {
+            let starts = matches!(item, Item::Event(Event::RunStart { .. }));
+            if starts && segments.last().is_some_and(|s| s.iter().any(is_run_start)) {
+                segments.push(Vec::new());
+            }
+            segments.last_mut().expect("one segment").push(item);
+        }
+        let n = segments.len();
+        let mut error = decoded.error;
+        if error.is_none()
+            && decoded.frames == 0
+            && !raw.timed_out
+            && raw.exit_code != Some(0)
+            && !raw.stderr.trim().is_empty()
+        {
+            error = Some(JostleError::QemuFailed(
+                raw.stderr.lines().next().unwrap_or_default().to_owned(),
+            ));
+        }
+        let mut outcomes = Vec::with_capacity(n);
+        for (k, items) in segments.into_iter().enumerate() {
+            let last = k + 1 == n;
+            // A run before the last ended with a reset, not an exit: its exit code is the
+            // one its verdict maps to.
+            let exit_code = if last {
+                raw.exit_code
+            } else {
+                items.iter().find_map(|i| match i {
+                    Item::Event(Event::RunEnd { verdict, .. }) => {
+                        Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
+                    }
+                    _ => None,
+                })
+            };
+            let run_config = Config {
+                seed: config.seed.wrapping_add(k as u64),
+                runs: 1,
+                ..config.clone()
+            };
+            outcomes.push(Self::from_items(
+                Port::Qemu,
+                run_config,
+                items,
+                Some(fw),
+                Ending {
+                    exit_code,
+                    timed_out: last && raw.timed_out,
+                    error: if last { error.take() } else { None },
+                    frames: decoded.frames,
+                },
+            ));
+        }
+        outcomes
+    }
+
     /// Parses a host-port run.
     pub fn from_host(config: Config, raw: HostRun) -> RunOutcome {
         let items: Vec<Item> = raw.stdout.lines().map(parse_line).collect();
@@ -399,6 +461,10 @@ struct JsonEvent<'a> {
     event: &'a Event,
     #[serde(skip_serializing_if = "Option::is_none")]
     site: Option<String>,
+}
+
+fn is_run_start(item: &Item) -> bool {
+    matches!(item, Item::Event(Event::RunStart { .. }))
 }
 
 /// Does this event record an executed scheduling step?

@@ -41,6 +41,40 @@ impl Runner {
         }
     }
 
+    /// Runs `n` consecutive seeds from `config.seed`: on QEMU several per boot (the
+    /// firmware resets itself between them), on the host port one process each. Returns one
+    /// outcome per run, in seed order; stops early at a run with an error (it is the last).
+    pub fn run_batch(&self, config: &Config, n: u32) -> Result<Vec<RunOutcome>, JostleError> {
+        let mut outcomes: Vec<RunOutcome> = Vec::with_capacity(n as usize);
+        while (outcomes.len() as u32) < n {
+            let done = outcomes.len() as u32;
+            let left = n - done;
+            let first = Config {
+                seed: config.seed.wrapping_add(u64::from(done)),
+                runs: left,
+                ..config.clone()
+            };
+            let got = match self {
+                Runner::Qemu(fw, qemu) if left > 1 => {
+                    // Each run keeps its own wall-clock limit.
+                    let qemu = Qemu {
+                        timeout: qemu.timeout * left,
+                        ..qemu.clone()
+                    };
+                    let raw = qemu.run(fw, &first)?;
+                    RunOutcome::batch_from_qemu(fw, first, raw)
+                }
+                _ => vec![self.run(Config { runs: 1, ..first }, None)?],
+            };
+            let stop = got.is_empty() || got.iter().any(|o| o.error.is_some());
+            outcomes.extend(got.into_iter().take(left as usize));
+            if stop {
+                break;
+            }
+        }
+        Ok(outcomes)
+    }
+
     /// One run; `block` replaces the configuration block built from `config` (QEMU only).
     pub fn run(&self, config: Config, block: Option<&PathBuf>) -> Result<RunOutcome, JostleError> {
         match self {

@@ -22,6 +22,7 @@
 //! | 32 | 16 | strategy parameters, 4 × u32 |
 //! | 48 | 32 | firmware arguments, 8 × u32 |
 //! | 80 | 128 | breakpoints, 16 × (site u32, aux u32): aux = role << 24 \| index ([`crate::targets::role`]) |
+//! | 208 | 4 | runs per boot (0 or 1: one run): run `i` uses seed `seed + i`, and the firmware resets itself between runs |
 //!
 //! An absent block (no magic) means the documented default: seed 0, Random, full trace,
 //! step limit [`DEFAULT_STEP_LIMIT`]. A block with the magic but anything else wrong is
@@ -32,13 +33,13 @@ use crate::event::TraceLevel;
 /// `"JSTL"` read as a little-endian u32.
 pub const MAGIC: u32 = 0x4C54_534A;
 /// The layout version this kernel reads.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 /// Maximum firmware arguments (`--arg`).
 pub const MAX_ARGS: usize = 8;
 /// Maximum breakpoint entries.
 pub const MAX_BREAKPOINTS: usize = 16;
 /// Bytes in an encoded block.
-pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8;
+pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 4;
 /// Step limit used when no block is present.
 pub const DEFAULT_STEP_LIMIT: u32 = 100_000;
 /// Livelock bound used when no block is present.
@@ -110,6 +111,10 @@ pub struct Config {
     pub args: heapless::Vec<u32, MAX_ARGS>,
     /// Breakpoints for active strategies.
     pub breakpoints: heapless::Vec<Breakpoint, MAX_BREAKPOINTS>,
+    /// Runs per boot (seeds `seed`, `seed + 1`, ...; 0 and 1 both mean one). Several runs
+    /// per boot spare a QEMU start per run; the kernel resets the CPU between them.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub runs: u32,
 }
 
 impl Default for Config {
@@ -123,6 +128,7 @@ impl Default for Config {
             params: [0; 4],
             args: heapless::Vec::new(),
             breakpoints: heapless::Vec::new(),
+            runs: 1,
         }
     }
 }
@@ -217,6 +223,7 @@ impl Config {
             b[at..at + 4].copy_from_slice(&bp.site.to_le_bytes());
             b[at + 4..at + 8].copy_from_slice(&bp.aux.to_le_bytes());
         }
+        b[208..212].copy_from_slice(&self.runs.to_le_bytes());
         let crc = crc32(&b[12..]);
         b[8..12].copy_from_slice(&crc.to_le_bytes());
         b
@@ -272,6 +279,7 @@ impl Config {
             params,
             args,
             breakpoints,
+            runs: u32_at(b, 208).max(1),
         }))
     }
 }

@@ -35,6 +35,11 @@ struct Kernel {
     current: TaskId,
     args: heapless::Vec<u32, MAX_ARGS>,
     exit: fn(u8) -> !,
+    /// This run's index among the block's runs per boot, their number, and the block's
+    /// checksum (which tags the state kept across the reset between runs).
+    run: u32,
+    runs: u32,
+    crc: u32,
 }
 
 struct Global {
@@ -59,6 +64,61 @@ unsafe extern "C" {
     /// The configuration block: a RAM region that startup code does not touch, defined by the
     /// board's linker script (`PROVIDE(JOSTLE_CONFIG = ORIGIN(CONFIG))`).
     static JOSTLE_CONFIG: [u8; BLOCK_LEN];
+    /// Three words in the same untouched region, apart from the block: the next run of a
+    /// boot with several runs survives the reset there ([`BatchState`]).
+    static mut JOSTLE_BATCH: BatchState;
+}
+
+/// What survives the reset between two runs of one boot (config field `runs`).
+#[repr(C)]
+struct BatchState {
+    /// [`BATCH_TAG`] when `next` is valid.
+    tag: u32,
+    /// Checksum of the block the state belongs to (another block starts at run 0).
+    crc: u32,
+    /// The index of the run to do now.
+    next: u32,
+}
+
+const BATCH_TAG: u32 = 0x4E55_524A; // "JRUN"
+
+/// The index of this boot's run: 0 on a fresh start, else what the previous run left.
+fn batch_index(crc: u32, runs: u32) -> u32 {
+    // SAFETY: plain words in RAM that only this code writes; volatile because they outlive
+    // the program (they carry over a reset).
+    unsafe {
+        let st = &raw mut JOSTLE_BATCH;
+        let tag = (&raw mut (*st).tag).read_volatile();
+        let owner = (&raw mut (*st).crc).read_volatile();
+        let next = (&raw mut (*st).next).read_volatile();
+        (&raw mut (*st).tag).write_volatile(0);
+        if tag == BATCH_TAG && owner == crc && next < runs {
+            next
+        } else {
+            0
+        }
+    }
+}
+
+/// Ends the run with exit code `code`: resets the CPU for the next run of the boot when
+/// one is left (the host reads every run from one stream), else exits.
+///
+/// # Safety
+/// The kernel must be started.
+unsafe fn finish(code: u8) -> ! {
+    // SAFETY: per the contract; the run is over, nothing else touches the kernel.
+    unsafe {
+        let k = kernel();
+        if (*k).run + 1 < (*k).runs {
+            let st = &raw mut JOSTLE_BATCH;
+            (&raw mut (*st).crc).write_volatile((*k).crc);
+            (&raw mut (*st).next).write_volatile((*k).run + 1);
+            (&raw mut (*st).tag).write_volatile(BATCH_TAG);
+            defmt::flush();
+            cortex_m::peripheral::SCB::sys_reset();
+        }
+        ((*k).exit)(code)
+    }
 }
 
 fn started() -> bool {
@@ -74,8 +134,8 @@ unsafe fn kernel() -> *mut Kernel {
     GLOBAL.kernel.get() as *mut Kernel
 }
 
-/// Reads the configuration block. `Err` carries the rejection reason.
-fn read_config() -> Result<Config, crate::config::Rejection> {
+/// Reads the configuration block and its checksum. `Err` carries the rejection reason.
+fn read_config() -> Result<(Config, u32), crate::config::Rejection> {
     let mut bytes = [0u8; BLOCK_LEN];
     // SAFETY: the symbol names BLOCK_LEN bytes of RAM that the host may have written;
     // volatile because nothing in this program writes them.
@@ -85,7 +145,8 @@ fn read_config() -> Result<Config, crate::config::Rejection> {
             *b = src.add(i).read_volatile();
         }
     }
-    Ok(Config::decode(&bytes)?.unwrap_or_default())
+    let crc = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    Ok((Config::decode(&bytes)?.unwrap_or_default(), crc))
 }
 
 /// Starts a run: reads the configuration block, then runs `main` as task 0 on `stack`.
@@ -97,7 +158,7 @@ pub fn start<const BYTES: usize>(
     stack: &'static crate::api::Stack<BYTES>,
     exit: fn(u8) -> !,
 ) -> ! {
-    let config = match read_config() {
+    let (mut config, crc) = match read_config() {
         Ok(c) => c,
         Err(reason) => {
             Event::ConfigRejected {
@@ -108,13 +169,18 @@ pub fn start<const BYTES: usize>(
         }
     };
     let (base, size) = stack.region();
+    let run = batch_index(crc, config.runs);
+    config.seed = config.seed.wrapping_add(u64::from(run));
     let state = Kernel {
-        core: Core::new(&config, 0, DefmtSink),
+        core: Core::new(&config, run, DefmtSink),
         sp: [0; MAX_TASKS],
         stacks: [(0, 0); MAX_TASKS],
         current: 0,
         args: config.args.clone(),
         exit,
+        run,
+        runs: config.runs,
+        crc,
     };
     // SAFETY: single-threaded boot; nothing else refers to the kernel yet.
     unsafe {
@@ -129,7 +195,7 @@ pub fn start<const BYTES: usize>(
                 let next = (*k).sp[t as usize];
                 arch::switch(GLOBAL.scratch_sp.get(), next);
             }
-            Next::End(v) => ((*k).exit)(v.exit_code()),
+            Next::End(v) => finish(v.exit_code()),
         }
     }
     // The boot context is never resumed: runs end through `exit`.
@@ -209,7 +275,7 @@ unsafe fn go(save: *mut u32, next: Next) {
                 let next_sp = (*k).sp[t as usize];
                 arch::switch(save, next_sp);
             }
-            Next::End(v) => ((*k).exit)(v.exit_code()),
+            Next::End(v) => finish(v.exit_code()),
         }
     }
 }
@@ -244,7 +310,7 @@ unsafe fn check_canary(t: TaskId) {
             }
             .emit_defmt();
             (*k).core.abort(Verdict::StackOverflow);
-            ((*k).exit)(Verdict::StackOverflow.exit_code());
+            finish(Verdict::StackOverflow.exit_code());
         }
     }
 }
@@ -346,7 +412,7 @@ pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {
         }
         .emit_defmt();
         (*k).core.abort(Verdict::Panic);
-        ((*k).exit)(Verdict::Panic.exit_code())
+        finish(Verdict::Panic.exit_code())
     }
 }
 
@@ -373,7 +439,7 @@ pub fn report_hard_fault(exit: fn(u8) -> !) -> ! {
                 }
                 .emit_defmt();
                 (*k).core.abort(Verdict::StackOverflow);
-                ((*k).exit)(Verdict::StackOverflow.exit_code());
+                finish(Verdict::StackOverflow.exit_code());
             }
             let frame = psp as *const u32;
             let (lr, pc) = if psp + 32 <= top {
@@ -383,6 +449,7 @@ pub fn report_hard_fault(exit: fn(u8) -> !) -> ! {
             };
             Event::HardFault { t, pc, lr }.emit_defmt();
             (*k).core.abort(Verdict::HardFault);
+            finish(Verdict::HardFault.exit_code());
         }
     } else {
         Event::HardFault {
@@ -391,9 +458,8 @@ pub fn report_hard_fault(exit: fn(u8) -> !) -> ! {
             lr: 0,
         }
         .emit_defmt();
-        end_unstarted(Verdict::HardFault, exit);
+        end_unstarted(Verdict::HardFault, exit)
     }
-    exit(Verdict::HardFault.exit_code())
 }
 
 /// Ends a run that never reached its first scheduling step (no kernel state to report from).
