@@ -83,7 +83,7 @@ pub struct Status {
 
 /// Runs per QEMU boot (consecutive seeds; the firmware resets itself between them). Fixed,
 /// so that which runs share a boot never depends on the number of workers.
-pub const BATCH: u64 = 10;
+pub const BATCH: u64 = 50;
 
 /// One unit of work for a worker: consecutive runs with seeds `config.seed + k`, several
 /// per boot; or, for DrFinder, a chain where each run's relations configure the next

@@ -256,6 +256,10 @@ struct RunArgs {
     /// Use this raw configuration block file instead of building one from the options.
     #[arg(long)]
     config_file: Option<PathBuf>,
+    /// Run this many consecutive seeds (several per QEMU boot) and print one verdict line
+    /// (or, with --json, one summary object) per run; exits with the first failure's code.
+    #[arg(long, default_value_t = 1, conflicts_with = "config_file")]
+    runs: u32,
 }
 
 /// What every run of a multi-run command shares.
@@ -539,6 +543,9 @@ fn run(args: RunArgs) -> Result<u8, JostleError> {
     let target = Runner::new(path, args.host, args.timeout)?;
     steer(&mut config, &args.steer, &target)?;
     jostle_host_tools::confirm::bound_pct(&target, &mut config)?;
+    if args.runs > 1 {
+        return run_several(&target, &config, args.runs, args.json);
+    }
     let outcome = target.run(config, args.config_file.as_ref())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -553,6 +560,30 @@ fn run(args: RunArgs) -> Result<u8, JostleError> {
         return Err(err);
     }
     Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
+}
+
+/// `jostle run --runs N`: one line (or summary object) per run.
+fn run_several(target: &Runner, config: &Config, runs: u32, json: bool) -> Result<u8, JostleError> {
+    let outcomes = target.run_batch(config, runs)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut code = 0;
+    for o in outcomes {
+        let line = if json {
+            o.summary().to_string()
+        } else {
+            format!("seed {}: {}", o.config.seed, o.verdict_line())
+        };
+        writeln!(out, "{line}").map_err(|e| JostleError::io("writing the output", e))?;
+        if let Some(err) = o.error {
+            return Err(err);
+        }
+        let c = o.outcome.map_or(23, |v| v.exit_code());
+        if code == 0 {
+            code = c;
+        }
+    }
+    Ok(code)
 }
 
 fn write_config(args: ConfigArgs) -> Result<u8, JostleError> {

@@ -28,6 +28,34 @@ pub fn wait_or_kill(
     })
 }
 
+/// Waits for `child` until it exits or has been silent for `quiet`: `progress` holds the
+/// milliseconds after `started` at which its output last arrived. A boot of several runs
+/// writes at least the start and the end of each run, so silence longer than `quiet` is one
+/// run that does not end (a run's own wall-clock limit, whatever the number of runs per
+/// boot). Returns the exit code (`None` when killed) and whether it was killed.
+pub fn wait_quiet_or_kill(
+    child: &mut Child,
+    quiet: Duration,
+    started: std::time::Instant,
+    progress: &std::sync::atomic::AtomicU64,
+) -> Result<(Option<i32>, bool), JostleError> {
+    let tick = Duration::from_millis(20).min(quiet);
+    loop {
+        if let Some(s) = child
+            .wait_timeout(tick)
+            .map_err(|e| JostleError::io("waiting for QEMU", e))?
+        {
+            return Ok((s.code(), false));
+        }
+        let last = Duration::from_millis(progress.load(std::sync::atomic::Ordering::Relaxed));
+        if started.elapsed().saturating_sub(last) >= quiet {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok((None, true));
+        }
+    }
+}
+
 /// Writes `config`'s encoded block to a file in a fresh temporary directory (removed when
 /// the returned guard drops) and returns both.
 pub fn block_file(config: &Config) -> Result<(tempfile::TempDir, PathBuf), JostleError> {

@@ -17,7 +17,9 @@ pub struct Qemu {
     pub machine: String,
     /// The CPU (`cortex-m3`).
     pub cpu: String,
-    /// Wall-clock limit of one run.
+    /// Wall-clock limit of one run: QEMU is killed after this long without output (every
+    /// run writes its start and its end, so with several runs per boot this is still the
+    /// limit of each run).
     pub timeout: Duration,
 }
 
@@ -89,18 +91,33 @@ impl Qemu {
         })?;
         let mut out = child.stdout.take().expect("piped stdout");
         let mut err = child.stderr.take().expect("piped stderr");
-        let reader = std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = out.read_to_end(&mut buf);
-            buf
-        });
+        // The watchdog's clock: milliseconds since the start at which output last arrived.
+        let progress = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let reader = {
+            let progress = progress.clone();
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while let Ok(n) = out.read(&mut chunk) {
+                    if n == 0 {
+                        break;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    progress.store(
+                        started.elapsed().as_millis() as u64,
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                }
+                buf
+            })
+        };
         let err_reader = std::thread::spawn(move || {
             let mut buf = String::new();
             let _ = err.read_to_string(&mut buf);
             buf
         });
         let (exit_code, timed_out) =
-            crate::process::wait_or_kill(&mut child, self.timeout, "QEMU")?;
+            crate::process::wait_quiet_or_kill(&mut child, self.timeout, started, &progress)?;
         let stdout = reader.join().unwrap_or_default();
         let stderr = err_reader.join().unwrap_or_default();
         Ok(RawRun {

@@ -111,3 +111,33 @@ pub unsafe fn initial_frame(top: *mut u32, entry: fn()) -> u32 {
         sp as u32
     }
 }
+
+/// Starts the program again from its reset vector without resetting the CPU (a *warm
+/// restart*): the stack pointer and the entry come from the vector table at `vtor`, thread
+/// mode goes back to the main stack, privileged, with interrupts enabled, as after a reset.
+/// Startup code then initialises `.data` and `.bss` again. Under QEMU this spares the system
+/// reset, which throws away the translated code; peripherals are not reset, which the
+/// kernel does not need (it uses none between runs).
+///
+/// # Safety
+/// Thread mode only; nothing of the current program state may be needed afterwards.
+pub unsafe fn restart(vtor: u32) -> ! {
+    // SAFETY: per the contract; the vector table's first two words are the initial stack
+    // pointer and the reset handler's address (Thumb bit set).
+    unsafe {
+        let table = vtor as *const u32;
+        let sp = table.read_volatile();
+        let reset = table.add(1).read_volatile();
+        core::arch::asm!(
+            "msr control, {zero}",
+            "isb",
+            "msr msp, {sp}",
+            "cpsie i",
+            "bx {reset}",
+            zero = in(reg) 0u32,
+            sp = in(reg) sp,
+            reset = in(reg) reset,
+            options(noreturn),
+        );
+    }
+}

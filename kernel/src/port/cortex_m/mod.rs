@@ -115,6 +115,15 @@ unsafe fn finish(code: u8) -> ! {
             (&raw mut (*st).next).write_volatile((*k).run + 1);
             (&raw mut (*st).tag).write_volatile(BATCH_TAG);
             defmt::flush();
+            // From a task: restart the program in place (fast under QEMU). From a fault
+            // handler: a real system reset, which also leaves the exception.
+            if cortex_m::register::control::read().spsel()
+                == cortex_m::register::control::Spsel::Psp
+                && cortex_m::peripheral::SCB::vect_active()
+                    == cortex_m::peripheral::scb::VectActive::ThreadMode
+            {
+                arch::restart((*cortex_m::peripheral::SCB::PTR).vtor.read());
+            }
             cortex_m::peripheral::SCB::sys_reset();
         }
         ((*k).exit)(code)
