@@ -33,6 +33,9 @@ pub struct Firmware {
     pub table: defmt_decoder::Table,
     /// Address of the configuration block (`JOSTLE_CONFIG`).
     pub config_addr: u32,
+    /// Address of the flash page read when the RAM block is absent (`JOSTLE_CONFIG_FLASH`),
+    /// if the board has one.
+    pub config_flash_addr: Option<u32>,
     /// The loadable segments, i.e. the initialised memory image: (address, bytes).
     segments: Vec<(u64, Vec<u8>)>,
 }
@@ -63,6 +66,10 @@ impl Firmware {
             .find(|s| s.name() == Ok("JOSTLE_CONFIG"))
             .map(|s| s.address() as u32)
             .ok_or_else(|| JostleError::NoConfigSymbol(path.to_owned()))?;
+        let config_flash_addr = file
+            .symbols()
+            .find(|s| s.name() == Ok("JOSTLE_CONFIG_FLASH"))
+            .map(|s| s.address() as u32);
         let segments = file
             .segments()
             .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
@@ -73,6 +80,7 @@ impl Firmware {
             bytes,
             table,
             config_addr,
+            config_flash_addr,
             segments,
         })
     }

@@ -256,6 +256,10 @@ struct RunArgs {
     /// Use this raw configuration block file instead of building one from the options.
     #[arg(long)]
     config_file: Option<PathBuf>,
+    /// QEMU: boot with this block file in the board's flash page and no RAM block, as a
+    /// board does at power-up after `jostle flash-config` (the options' block is not used).
+    #[arg(long, conflicts_with_all = ["config_file", "host"])]
+    flash_config: Option<PathBuf>,
     /// Run this many consecutive seeds (several per QEMU boot) and print one verdict line
     /// (or, with --json, one summary object) per run; exits with the first failure's code.
     #[arg(long, default_value_t = 1, conflicts_with = "config_file")]
@@ -546,7 +550,17 @@ fn run(args: RunArgs) -> Result<u8, JostleError> {
     if args.runs > 1 {
         return run_several(&target, &config, args.runs, args.json);
     }
-    let outcome = target.run(config, args.config_file.as_ref())?;
+    let outcome = match (&args.flash_config, &target) {
+        (Some(flash), Runner::Qemu(fw, qemu)) => {
+            // What the flash block says, for the report of this run.
+            let bytes = std::fs::read(flash)
+                .map_err(|e| JostleError::io(format!("reading {}", flash.display()), e))?;
+            let config = Config::decode(&bytes).ok().flatten().unwrap_or_default();
+            let raw = qemu.run_with_blocks(fw, None, Some(flash))?;
+            jostle_host_tools::RunOutcome::from_qemu(fw, config, raw)
+        }
+        _ => target.run(config, args.config_file.as_ref())?,
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let printed = if args.json {

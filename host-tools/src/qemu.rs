@@ -62,6 +62,18 @@ impl Qemu {
         fw: &Firmware,
         block: Option<&std::path::Path>,
     ) -> Result<RawRun, JostleError> {
+        self.run_with_blocks(fw, block, None)
+    }
+
+    /// Boots `fw` with a RAM block file and a flash block file (each optional): the flash
+    /// one goes into the board's `JOSTLE_CONFIG_FLASH` page, as `jostle flash-config` puts
+    /// it on a board (QEMU's flash is writable by its loader).
+    pub fn run_with_blocks(
+        &self,
+        fw: &Firmware,
+        block: Option<&std::path::Path>,
+        flash: Option<&std::path::Path>,
+    ) -> Result<RawRun, JostleError> {
         let mut cmd = Command::new(&self.binary);
         cmd.args(["-machine", &self.machine, "-cpu", &self.cpu])
             .args(["-nographic", "-monitor", "none", "-serial", "none"])
@@ -75,6 +87,18 @@ impl Qemu {
                 "loader,file={},addr={:#x},force-raw=on",
                 block.display(),
                 fw.config_addr
+            ));
+        }
+        if let Some(flash) = flash {
+            let addr = fw.config_flash_addr.ok_or_else(|| {
+                JostleError::Usage(format!(
+                    "{}: the board has no JOSTLE_CONFIG_FLASH page",
+                    fw.path.display()
+                ))
+            })?;
+            cmd.arg("-device").arg(format!(
+                "loader,file={},addr={addr:#x},force-raw=on",
+                flash.display()
             ));
         }
         crate::process::own_group(&mut cmd)

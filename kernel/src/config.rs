@@ -229,7 +229,15 @@ impl Config {
         b
     }
 
-    /// Decodes a block. `Ok(None)`: no block (the magic is absent); `Err`: refused.
+    /// The flash form: the block at the start of a flash page whose other bytes stay
+    /// erased (0xFF), as a flash programmer writes it. `page` must hold a block.
+    pub fn encode_page(&self, page: &mut [u8]) {
+        page.fill(0xFF);
+        page[..BLOCK_LEN].copy_from_slice(&self.encode());
+    }
+
+    /// Decodes a block (RAM form, or the start of a flash page). `Ok(None)`: no block (the
+    /// magic is absent: zeroed RAM, erased flash); `Err`: refused.
     pub fn decode(b: &[u8]) -> Result<Option<Config>, Rejection> {
         if b.len() < 8 || u32_at(b, 0) != MAGIC {
             return Ok(None);
@@ -316,6 +324,17 @@ mod tests {
     #[test]
     fn crc_matches_the_standard_check_value() {
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn the_flash_form_decodes_like_the_ram_form_and_an_erased_page_is_absent() {
+        let c = sample();
+        let mut page = [0u8; 4096];
+        c.encode_page(&mut page);
+        assert!(page[BLOCK_LEN..].iter().all(|b| *b == 0xFF));
+        assert_eq!(Config::decode(&page), Ok(Some(c.clone())));
+        assert_eq!(&page[..BLOCK_LEN], &c.encode()[..]);
+        assert_eq!(Config::decode(&[0xFFu8; 4096]), Ok(None));
     }
 
     #[test]

@@ -6,11 +6,12 @@
 //! References into it are never held across a switch.
 
 mod arch;
+mod boot;
 #[cfg(feature = "critical-section-impl")]
 mod cs;
 
 use super::{CANARY, CANARY_WORDS};
-use crate::config::{BLOCK_LEN, Config, MAX_ARGS};
+use crate::config::MAX_ARGS;
 use crate::event::{Event, Verdict};
 use crate::sched::{Core, MAX_TASKS, Next, Op, Sink, TaskId};
 use core::cell::UnsafeCell;
@@ -60,46 +61,6 @@ static GLOBAL: Global = Global {
     scratch_sp: UnsafeCell::new(0),
 };
 
-unsafe extern "C" {
-    /// The configuration block: a RAM region that startup code does not touch, defined by the
-    /// board's linker script (`PROVIDE(JOSTLE_CONFIG = ORIGIN(CONFIG))`).
-    static JOSTLE_CONFIG: [u8; BLOCK_LEN];
-    /// Three words in the same untouched region, apart from the block: the next run of a
-    /// boot with several runs survives the reset there ([`BatchState`]).
-    static mut JOSTLE_BATCH: BatchState;
-}
-
-/// What survives the reset between two runs of one boot (config field `runs`).
-#[repr(C)]
-struct BatchState {
-    /// [`BATCH_TAG`] when `next` is valid.
-    tag: u32,
-    /// Checksum of the block the state belongs to (another block starts at run 0).
-    crc: u32,
-    /// The index of the run to do now.
-    next: u32,
-}
-
-const BATCH_TAG: u32 = 0x4E55_524A; // "JRUN"
-
-/// The index of this boot's run: 0 on a fresh start, else what the previous run left.
-fn batch_index(crc: u32, runs: u32) -> u32 {
-    // SAFETY: plain words in RAM that only this code writes; volatile because they outlive
-    // the program (they carry over a reset).
-    unsafe {
-        let st = &raw mut JOSTLE_BATCH;
-        let tag = (&raw mut (*st).tag).read_volatile();
-        let owner = (&raw mut (*st).crc).read_volatile();
-        let next = (&raw mut (*st).next).read_volatile();
-        (&raw mut (*st).tag).write_volatile(0);
-        if tag == BATCH_TAG && owner == crc && next < runs {
-            next
-        } else {
-            0
-        }
-    }
-}
-
 /// Ends the run with exit code `code`: resets the CPU for the next run of the boot when
 /// one is left (the host reads every run from one stream), else exits.
 ///
@@ -110,10 +71,7 @@ unsafe fn finish(code: u8) -> ! {
     unsafe {
         let k = kernel();
         if (*k).run + 1 < (*k).runs {
-            let st = &raw mut JOSTLE_BATCH;
-            (&raw mut (*st).crc).write_volatile((*k).crc);
-            (&raw mut (*st).next).write_volatile((*k).run + 1);
-            (&raw mut (*st).tag).write_volatile(BATCH_TAG);
+            boot::set_next_run((*k).crc, (*k).run + 1);
             defmt::flush();
             // From a task: restart the program in place (fast under QEMU). From a fault
             // handler: a real system reset, which also leaves the exception.
@@ -126,6 +84,8 @@ unsafe fn finish(code: u8) -> ! {
             }
             cortex_m::peripheral::SCB::sys_reset();
         }
+        boot::consume_ram_block();
+        defmt::flush();
         ((*k).exit)(code)
     }
 }
@@ -143,21 +103,6 @@ unsafe fn kernel() -> *mut Kernel {
     GLOBAL.kernel.get() as *mut Kernel
 }
 
-/// Reads the configuration block and its checksum. `Err` carries the rejection reason.
-fn read_config() -> Result<(Config, u32), crate::config::Rejection> {
-    let mut bytes = [0u8; BLOCK_LEN];
-    // SAFETY: the symbol names BLOCK_LEN bytes of RAM that the host may have written;
-    // volatile because nothing in this program writes them.
-    unsafe {
-        let src = &raw const JOSTLE_CONFIG as *const u8;
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = src.add(i).read_volatile();
-        }
-    }
-    let crc = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    Ok((Config::decode(&bytes)?.unwrap_or_default(), crc))
-}
-
 /// Starts a run: reads the configuration block, then runs `main` as task 0 on `stack`.
 /// `exit` ends the run with a process exit code (semihosting exit under QEMU).
 ///
@@ -167,7 +112,7 @@ pub fn start<const BYTES: usize>(
     stack: &'static crate::api::Stack<BYTES>,
     exit: fn(u8) -> !,
 ) -> ! {
-    let (mut config, crc) = match read_config() {
+    let (mut config, crc) = match boot::read_config() {
         Ok(c) => c,
         Err(reason) => {
             Event::ConfigRejected {
@@ -178,7 +123,7 @@ pub fn start<const BYTES: usize>(
         }
     };
     let (base, size) = stack.region();
-    let run = batch_index(crc, config.runs);
+    let run = boot::batch_index(crc, config.runs);
     config.seed = config.seed.wrapping_add(u64::from(run));
     let state = Kernel {
         core: Core::new(&config, run, DefmtSink),

@@ -1,0 +1,94 @@
+//! Where a boot's configuration comes from, and what carries over between the runs of one
+//! boot. Three linker symbols, defined by the board's `memory.x`:
+//!
+//! - `JOSTLE_CONFIG`: the RAM block the host writes before a run (QEMU `-device loader`, a
+//!   probe's RAM write). Startup code does not touch it.
+//! - `JOSTLE_CONFIG_FLASH`: a reserved flash page holding a block for replay without a host
+//!   (`jostle flash-config`); read only when the RAM block is absent (no magic). A RAM block
+//!   serves one boot: after its last run its magic is cleared, so that the next power-up or
+//!   reset replays the flash block.
+//! - `JOSTLE_BATCH`: three words in the untouched RAM region: the next run of a boot with
+//!   several runs per boot (config field `runs`), tagged with the block's checksum.
+
+use crate::config::{BLOCK_LEN, Config, Rejection};
+
+unsafe extern "C" {
+    static mut JOSTLE_CONFIG: [u8; BLOCK_LEN];
+    static JOSTLE_CONFIG_FLASH: [u8; BLOCK_LEN];
+    static mut JOSTLE_BATCH: BatchState;
+}
+
+/// What survives the reset between two runs of one boot.
+#[repr(C)]
+struct BatchState {
+    /// [`BATCH_TAG`] when `next` is valid.
+    tag: u32,
+    /// Checksum of the block the state belongs to (another block starts at run 0).
+    crc: u32,
+    /// The index of the run to do now.
+    next: u32,
+}
+
+const BATCH_TAG: u32 = 0x4E55_524A; // "JRUN"
+
+/// Copies a block out of memory that this program does not write (volatile: the host or a
+/// flash programmer did).
+fn copy(src: *const u8) -> [u8; BLOCK_LEN] {
+    let mut bytes = [0u8; BLOCK_LEN];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        // SAFETY: `src` names BLOCK_LEN readable bytes (a linker-defined region).
+        *b = unsafe { src.add(i).read_volatile() };
+    }
+    bytes
+}
+
+/// The boot's configuration and its block's checksum: the RAM block if present, else the
+/// flash page's, else the defaults. A present but invalid block is refused (no fallback:
+/// a corrupt block must not turn into another run silently).
+pub fn read_config() -> Result<(Config, u32), Rejection> {
+    let crc = |b: &[u8; BLOCK_LEN]| u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
+    let ram = copy(&raw const JOSTLE_CONFIG as *const u8);
+    if let Some(c) = Config::decode(&ram)? {
+        return Ok((c, crc(&ram)));
+    }
+    let flash = copy(&raw const JOSTLE_CONFIG_FLASH as *const u8);
+    if let Some(c) = Config::decode(&flash)? {
+        return Ok((c, crc(&flash)));
+    }
+    Ok((Config::default(), 0))
+}
+
+/// Clears the RAM block's magic after the boot's last run.
+pub fn consume_ram_block() {
+    // SAFETY: the block's first word is plain RAM; nothing reads it again in this boot.
+    unsafe { (&raw mut JOSTLE_CONFIG as *mut u32).write_volatile(0) }
+}
+
+/// The index of this boot's run: 0 on a fresh start, else what the previous run left.
+pub fn batch_index(crc: u32, runs: u32) -> u32 {
+    // SAFETY: plain words in RAM that only this module writes; volatile because they
+    // outlive the program (they carry over a restart).
+    unsafe {
+        let st = &raw mut JOSTLE_BATCH;
+        let tag = (&raw mut (*st).tag).read_volatile();
+        let owner = (&raw mut (*st).crc).read_volatile();
+        let next = (&raw mut (*st).next).read_volatile();
+        (&raw mut (*st).tag).write_volatile(0);
+        if tag == BATCH_TAG && owner == crc && next < runs {
+            next
+        } else {
+            0
+        }
+    }
+}
+
+/// Leaves run `next` of the block with checksum `crc` for the restart.
+pub fn set_next_run(crc: u32, next: u32) {
+    // SAFETY: as in `batch_index`.
+    unsafe {
+        let st = &raw mut JOSTLE_BATCH;
+        (&raw mut (*st).crc).write_volatile(crc);
+        (&raw mut (*st).next).write_volatile(next);
+        (&raw mut (*st).tag).write_volatile(BATCH_TAG);
+    }
+}
