@@ -1,16 +1,53 @@
 //! Firmware under test for Jostle: the seed papers' figures and a few classics (see README.md).
 //!
-//! Every binary builds for QEMU (`--target thumbv7m-none-eabi`, board `mps2-an385`) and for
-//! the host port (plain `cargo build`), from the same source, through [`firmware!`].
+//! Every binary builds for QEMU (`--target thumbv7m-none-eabi`, board `mps2-an385`), for the
+//! hardware boards (`--no-default-features --features nrf52840|stm32f411|rp2040` with their
+//! target), and for the host port (plain `cargo build`), from the same source, through
+//! [`firmware!`].
 //! Filler sizes and other knobs come from the configuration block's arguments
 //! (`jostle run --arg N`), so one build serves every size.
 #![cfg_attr(target_os = "none", no_std)]
 
 pub use jostle_kernel::*;
 
-#[cfg(target_os = "none")]
+#[cfg(all(target_os = "none", feature = "mps2-an385"))]
 #[doc(hidden)]
 pub use jostle_board_mps2_an385 as __board;
+#[cfg(all(target_os = "none", feature = "nrf52840"))]
+#[doc(hidden)]
+pub use jostle_board_nrf52840 as __board;
+#[cfg(all(target_os = "none", feature = "rp2040"))]
+#[doc(hidden)]
+pub use jostle_board_rp2040 as __board;
+#[cfg(all(target_os = "none", feature = "stm32f411"))]
+#[doc(hidden)]
+pub use jostle_board_stm32f411 as __board;
+
+#[cfg(all(
+    target_os = "none",
+    not(any(
+        all(
+            feature = "mps2-an385",
+            not(any(feature = "nrf52840", feature = "stm32f411", feature = "rp2040"))
+        ),
+        all(
+            feature = "nrf52840",
+            not(any(feature = "mps2-an385", feature = "stm32f411", feature = "rp2040"))
+        ),
+        all(
+            feature = "stm32f411",
+            not(any(feature = "mps2-an385", feature = "nrf52840", feature = "rp2040"))
+        ),
+        all(
+            feature = "rp2040",
+            not(any(feature = "mps2-an385", feature = "nrf52840", feature = "stm32f411"))
+        ),
+    ))
+))]
+compile_error!(
+    "choose exactly one board feature: mps2-an385 (default), nrf52840, stm32f411, rp2040 \
+     (e.g. --no-default-features --features nrf52840)"
+);
 
 /// Defines the program's entry: `firmware!(main_task)` runs `main_task` as task 0, on the
 /// board under `target_os = "none"` and on the host port otherwise.

@@ -9,7 +9,7 @@ const BUF_LEN: usize = 256;
 struct State {
     encoder: defmt::Encoder,
     taken: bool,
-    was_enabled: bool,
+    token: critical_section::RestoreState,
     stdout: Option<semihosting::io::Stdout>,
     /// Encoded bytes of the frame being written.
     buf: [u8; BUF_LEN],
@@ -17,13 +17,14 @@ struct State {
 }
 
 struct Global(UnsafeCell<State>);
-// SAFETY: accessed only with interrupts masked, from one core.
+// SAFETY: accessed only inside a critical section (interrupts masked, or the kernel's
+// section that no other task enters), from one core.
 unsafe impl Sync for Global {}
 
 static STATE: Global = Global(UnsafeCell::new(State {
     encoder: defmt::Encoder::new(),
     taken: false,
-    was_enabled: false,
+    token: critical_section::RestoreState::invalid(),
     stdout: None,
     buf: [0; BUF_LEN],
     len: 0,
@@ -43,7 +44,7 @@ fn flush(state: &mut State) {
 }
 
 fn push(state: *mut State, data: &[u8]) {
-    // SAFETY: called only between acquire and release, interrupts masked.
+    // SAFETY: called only between acquire and release, inside the critical section.
     let state = unsafe { &mut *state };
     for &b in data {
         if state.len == BUF_LEN {
@@ -57,14 +58,17 @@ fn push(state: *mut State, data: &[u8]) {
 #[defmt::global_logger]
 struct Logger;
 
-// SAFETY: frames are written whole with interrupts masked; a nested acquire (a panic while
+// SAFETY: frames are written whole inside a critical section; a nested acquire (a panic while
 // a frame is open) starts a new frame, which the host's rzCOBS decoder recovers from.
 unsafe impl defmt::Logger for Logger {
     fn acquire() {
-        let was_enabled = cortex_m::register::primask::read().is_active();
-        cortex_m::interrupt::disable();
+        // Through `critical-section`, as `defmt-rtt` does on the other boards: a task's log
+        // is then the same scheduling point everywhere; the kernel's own frames only mask
+        // interrupts (the kernel's implementation sees that it is logging).
+        // SAFETY: released in `release` (or never, when a fault ends the run).
+        let token = unsafe { critical_section::acquire() };
         let state = STATE.0.get();
-        // SAFETY: interrupts are masked; single core.
+        // SAFETY: inside the critical section; single core.
         unsafe {
             if (*state).taken {
                 // A fault interrupted a frame: drop its unsent bytes so that the fault
@@ -72,7 +76,7 @@ unsafe impl defmt::Logger for Logger {
                 // sent shows up on the host as one malformed frame.)
                 (*state).len = 0;
             } else {
-                (*state).was_enabled = was_enabled;
+                (*state).token = token;
             }
             (*state).taken = true;
             (*state).encoder.start_frame(|d| push(state, d));
@@ -80,7 +84,7 @@ unsafe impl defmt::Logger for Logger {
     }
 
     unsafe fn flush() {
-        // SAFETY: interrupts are masked by acquire.
+        // SAFETY: inside the critical section taken by acquire.
         unsafe { flush(&mut *STATE.0.get()) }
     }
 
@@ -91,9 +95,7 @@ unsafe impl defmt::Logger for Logger {
             (*state).encoder.end_frame(|d| push(state, d));
             flush(&mut *state);
             (*state).taken = false;
-            if (*state).was_enabled {
-                cortex_m::interrupt::enable();
-            }
+            critical_section::release((*state).token);
         }
     }
 

@@ -5,7 +5,8 @@
 //! runs. So crates built on `critical-section` are serialised with the tasks, and their
 //! sections show in the trace (the checker treats the section as a global lock). Nested sections of the same task are no scheduling points. Outside tasks
 //! (before the kernel starts, in fault handlers) it masks interrupts, as the usual
-//! single-core implementation does.
+//! single-core implementation does; so does a section taken while the kernel writes its own
+//! defmt frames (loggers such as `defmt-rtt` take one per frame).
 
 use crate::sched::Op;
 
@@ -21,7 +22,7 @@ const NESTED: u8 = 0x40;
 // exclusive because the scheduler never runs a task whose `CsEnter` conflicts.
 unsafe impl critical_section::Impl for KernelCs {
     unsafe fn acquire() -> u8 {
-        if !super::started() {
+        if !super::started() || super::kernel_logging() {
             let was_enabled = cortex_m::register::primask::read().is_active();
             cortex_m::interrupt::disable();
             return MASKED | if was_enabled { WAS_ENABLED } else { 0 };

@@ -23,8 +23,34 @@ struct DefmtSink;
 impl Sink for DefmtSink {
     #[inline]
     fn emit(&mut self, event: &Event) {
-        event.emit_defmt();
+        kernel_logs(|| event.emit_defmt());
     }
+}
+
+/// Set while the kernel itself writes defmt frames. A defmt logger that takes a critical
+/// section per frame (`defmt-rtt`, and the QEMU board's logger likewise) then only masks
+/// interrupts: the kernel's own frames are no scheduling points, while a task's log is
+/// one (`CsEnter`/`CsExit`) on every board alike.
+static KERNEL_LOGGING: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// Is the kernel writing a frame (see [`KERNEL_LOGGING`])?
+fn kernel_logging() -> bool {
+    KERNEL_LOGGING.load(core::sync::atomic::Ordering::Relaxed)
+}
+
+/// Runs `f`, which writes the kernel's frames.
+fn kernel_logs(f: impl FnOnce()) {
+    use core::sync::atomic::Ordering::Relaxed;
+    // Load and store, no swap: ARMv6-M has no compare-and-swap (and only this core writes).
+    let outer = KERNEL_LOGGING.load(Relaxed);
+    KERNEL_LOGGING.store(true, Relaxed);
+    f();
+    KERNEL_LOGGING.store(outer, Relaxed);
+}
+
+/// From here on the run ends: every frame is the kernel's.
+fn ending() {
+    KERNEL_LOGGING.store(true, core::sync::atomic::Ordering::Relaxed);
 }
 
 struct Kernel {
@@ -67,6 +93,7 @@ static GLOBAL: Global = Global {
 /// # Safety
 /// The kernel must be started.
 unsafe fn finish(code: u8) -> ! {
+    ending();
     // SAFETY: per the contract; the run is over, nothing else touches the kernel.
     unsafe {
         let k = kernel();
@@ -115,6 +142,7 @@ pub fn start<const BYTES: usize>(
     let (mut config, crc) = match boot::read_config() {
         Ok(c) => c,
         Err(reason) => {
+            ending();
             Event::ConfigRejected {
                 reason: reason as u8,
             }
@@ -254,6 +282,7 @@ unsafe fn check_canary(t: TaskId) {
             | (w[6] ^ CANARY)
             | (w[7] ^ CANARY);
         if changed != 0 {
+            ending();
             let sp: u32;
             core::arch::asm!("mov {}, sp", out(reg) sp);
             let depth = (base + size).saturating_sub(sp as usize) as u32;
@@ -337,6 +366,7 @@ pub fn arg(i: usize) -> Option<u32> {
 /// Reports a panic of the running task (call from the board's `#[panic_handler]`) and
 /// ends the run with the `panic` verdict. Before the kernel starts, it just exits.
 pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {
+    ending();
     let site = match info.location() {
         Some(loc) => {
             let s = loc as *const Location<'_> as usize as u32;
@@ -377,6 +407,7 @@ pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {
 /// the verdict is `stack_overflow`. Otherwise the faulting `pc` and `lr` are read from the
 /// exception frame on PSP.
 pub fn report_hard_fault(exit: fn(u8) -> !) -> ! {
+    ending();
     let psp = cortex_m::register::psp::read() as usize;
     if started() {
         // SAFETY: the run ends here; the stack region was recorded by `prepare`.
@@ -418,6 +449,7 @@ pub fn report_hard_fault(exit: fn(u8) -> !) -> ! {
 
 /// Ends a run that never reached its first scheduling step (no kernel state to report from).
 fn end_unstarted(verdict: Verdict, exit: fn(u8) -> !) -> ! {
+    ending();
     Event::RunEnd {
         verdict: verdict as u8,
         steps: 0,
@@ -429,6 +461,10 @@ fn end_unstarted(verdict: Verdict, exit: fn(u8) -> !) -> ! {
 /// Emits every event kind once with the values of [`Event::samples`], plus the side
 /// frames (the round-trip test firmware calls this).
 pub fn emit_samples() {
+    kernel_logs(emit_all_samples);
+}
+
+fn emit_all_samples() {
     for e in Event::samples() {
         e.emit_defmt();
     }
