@@ -14,7 +14,7 @@ use crate::predict::{Trace, predict_trace};
 use crate::report::{Attempt, Bug, Mark, Replay, ReplayBreakpoint, Report};
 use crate::run::{Outcome, RunOutcome, is_finding, is_step, operation};
 use crate::runner::Runner;
-use crate::targeting::{SiteSpace, candidate_breakpoints, strategy_for, strategy_name};
+use crate::targeting::{candidate_breakpoints, strategy_for, strategy_name};
 use jostle_checker::{Candidate, CandidateKind, Options, Prediction};
 use jostle_kernel::config::{Breakpoint, StrategyId};
 use jostle_kernel::{Config, Event, TraceLevel};
@@ -300,10 +300,7 @@ impl<'r> Campaign<'r> {
     }
 
     fn phase2_jobs(&mut self, queue: &[(Candidate, StrategyId)]) -> Result<Vec<Job>, JostleError> {
-        let space = match self.runner {
-            Runner::Qemu(fw, _) => SiteSpace::Elf(fw),
-            Runner::Host(..) => SiteSpace::Host,
-        };
+        let space = self.runner.space();
         let mut jobs = Vec::new();
         for (candidate, strategy) in queue {
             let bug = self.bug_index(candidate);

@@ -57,6 +57,23 @@ pub enum JostleError {
     /// A replay did not reproduce what the report recorded (exit 32): a determinism bug.
     #[error("{0}")]
     NotReproduced(String),
+    /// No debug probe is connected, or none matches the selector (exit 33).
+    #[error("no debug probe found{0}: connect one (probe-rs lists none), or check USB permissions")]
+    NoProbe(String),
+    /// probe-rs does not know the chip (exit 34).
+    #[error("unknown chip `{0}`: see `probe-rs chip list` for the names probe-rs knows")]
+    ChipUnknown(String),
+    /// The probe could not be opened or could not attach to the chip (exit 35).
+    #[error("attaching to the target failed: {0}")]
+    ProbeAttach(String),
+    /// Flashing the firmware (or the configuration page) failed (exit 36).
+    #[error("flashing failed: {0}")]
+    FlashFailed(String),
+    /// The firmware's RTT control block was not found (exit 37).
+    #[error(
+        "RTT control block not found: {0} (is the firmware built for this board, with defmt-rtt?)"
+    )]
+    RttNotFound(String),
     /// A command-line value is invalid (exit 2).
     #[error("{0}")]
     Usage(String),
@@ -79,6 +96,11 @@ impl JostleError {
             JostleError::BadPrediction(_) => 30,
             JostleError::BadReport(_) => 31,
             JostleError::NotReproduced(_) => 32,
+            JostleError::NoProbe(_) => 33,
+            JostleError::ChipUnknown(_) => 34,
+            JostleError::ProbeAttach(_) => 35,
+            JostleError::FlashFailed(_) => 36,
+            JostleError::RttNotFound(_) => 37,
             JostleError::Usage(_) => 2,
         }
     }

@@ -11,6 +11,7 @@ pub mod hostport;
 pub mod html;
 pub mod pool;
 pub mod predict;
+pub mod probe;
 pub mod process;
 pub mod qemu;
 pub mod replay;

@@ -46,6 +46,36 @@ enum Command {
     Replay(ReplayArgs),
     /// Combine shard reports (`campaign --shard I/N`) into one report.
     Merge(MergeArgs),
+    /// Flash a board with the firmware and, into its reserved flash page, the configuration
+    /// block of one run: the board replays that run at every power-up, no host needed
+    /// (`cargo embed` shows the events).
+    FlashConfig(FlashConfigArgs),
+}
+
+#[derive(Args)]
+struct FlashConfigArgs {
+    /// The firmware ELF, built for the board.
+    elf: PathBuf,
+    #[command(flatten)]
+    steer: StrategyArgs,
+    /// Seed of the scheduler.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Most scheduling steps before the `step_limit` verdict.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    step_limit: u32,
+    /// Which events the firmware emits.
+    #[arg(long, value_enum, default_value = "full")]
+    trace: Trace,
+    /// A firmware argument (repeat for more).
+    #[arg(long = "arg")]
+    args: Vec<u32>,
+    /// The probe (`VID:PID[:SERIAL]`; the only one connected when absent).
+    #[arg(long, default_value = "")]
+    probe: String,
+    /// The board's chip, as probe-rs names it.
+    #[arg(long)]
+    chip: String,
 }
 
 /// Exit code of a campaign or merge that found a harmful bug.
@@ -96,9 +126,8 @@ struct CampaignArgs {
     /// Wall-clock limit of each run, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
-    /// Run on the host port instead of QEMU.
-    #[arg(long)]
-    host: bool,
+    #[command(flatten)]
+    via: Via,
 }
 
 #[derive(Args)]
@@ -125,9 +154,8 @@ struct ReplayArgs {
     /// Wall-clock limit of the run, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
-    /// Run on the host port instead of QEMU.
-    #[arg(long)]
-    host: bool,
+    #[command(flatten)]
+    via: Via,
 }
 
 #[derive(Args)]
@@ -144,6 +172,51 @@ struct MergeArgs {
     /// Print the merged report as JSON instead of the table.
     #[arg(long)]
     json: bool,
+}
+
+/// Where runs happen: QEMU (default), the host port, or a board through a debug probe.
+#[derive(Args, Clone)]
+struct Via {
+    /// Run on the host port (one OS thread per task) instead of QEMU.
+    #[arg(long, conflicts_with = "probe")]
+    host: bool,
+    /// Run on a board through a debug probe (probe-rs): the only one connected, or the one
+    /// `VID:PID[:SERIAL]` selects. Needs --chip and an ELF built for the board.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", requires = "chip", value_name = "SELECTOR")]
+    probe: Option<String>,
+    /// The board's chip, as probe-rs names it (e.g. nRF52840_xxAA, STM32F411RETx, RP2040).
+    #[arg(long, requires = "probe")]
+    chip: Option<String>,
+}
+
+impl Via {
+    /// The firmware file for this kind of target (a board needs an ELF built for it).
+    fn firmware(&self, fw: &FirmwareArgs) -> Result<PathBuf, JostleError> {
+        if self.probe.is_some() && fw.elf.is_none() {
+            return Err(JostleError::Usage(
+                "--probe runs an ELF built for the board (e.g. `cargo firmware-nrf52840`); give its path".into(),
+            ));
+        }
+        resolve_firmware(fw, self.host)
+    }
+
+    /// The runner: QEMU, the host port, or the board (attached and flashed once).
+    fn runner(&self, path: PathBuf, timeout: f64) -> Result<Runner, JostleError> {
+        match (&self.probe, &self.chip) {
+            (Some(selector), Some(chip)) => Runner::probe(path, chip, selector, timeout),
+            _ => Runner::new(path, self.host, timeout),
+        }
+    }
+
+    /// How the command line names this target, for replay commands.
+    fn describe(&self) -> String {
+        match (&self.probe, &self.chip) {
+            (Some(sel), Some(chip)) if sel.is_empty() => format!(" --probe --chip {chip}"),
+            (Some(sel), Some(chip)) => format!(" --probe {sel} --chip {chip}"),
+            _ if self.host => " --host".into(),
+            _ => String::new(),
+        }
+    }
 }
 
 /// Which firmware: an ELF path, or a package and binary to build (as `cargo embed` does).
@@ -250,9 +323,8 @@ struct RunArgs {
     /// Wall-clock limit of the run, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
-    /// Run on the host port (one OS thread per task) instead of QEMU.
-    #[arg(long)]
-    host: bool,
+    #[command(flatten)]
+    via: Via,
     /// Use this raw configuration block file instead of building one from the options.
     #[arg(long)]
     config_file: Option<PathBuf>,
@@ -468,15 +540,11 @@ fn steer_untargeted(config: &mut Config, args: &StrategyArgs) -> Result<(), Jost
 fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<(), JostleError> {
     use jostle_host_tools::predict::{fingerprint, read_prediction};
     use jostle_host_tools::targeting::{
-        SiteSpace, candidate, candidate_breakpoints, is_candidate_id, site_breakpoints,
-        strategy_name,
+        candidate, candidate_breakpoints, is_candidate_id, site_breakpoints, strategy_name,
     };
     steer_untargeted(config, args)?;
     let strategy = config.strategy;
-    let space = match target {
-        Runner::Qemu(fw, _) => SiteSpace::Elf(fw),
-        Runner::Host(..) => SiteSpace::Host,
-    };
+    let space = target.space();
     // The prediction file, and whether its site ids are this image's: read once, when a
     // candidate id or DrFinder's relations need it.
     let by_id = args.target.as_deref().is_some_and(is_candidate_id);
@@ -543,8 +611,8 @@ fn steer(config: &mut Config, args: &StrategyArgs, target: &Runner) -> Result<()
 
 fn run(args: RunArgs) -> Result<u8, JostleError> {
     let mut config = config_of(&args)?;
-    let path = resolve_firmware(&args.firmware, args.host)?;
-    let target = Runner::new(path, args.host, args.timeout)?;
+    let path = args.via.firmware(&args.firmware)?;
+    let target = args.via.runner(path, args.timeout)?;
     steer(&mut config, &args.steer, &target)?;
     jostle_host_tools::confirm::bound_pct(&target, &mut config)?;
     if args.runs > 1 {
@@ -1084,15 +1152,12 @@ fn parse_shard(text: &str) -> Result<(u32, u32), JostleError> {
 }
 
 /// How the command line named the firmware, for the replay commands in the report.
-fn firmware_command(fw: &FirmwareArgs, path: &std::path::Path, host: bool) -> String {
-    let mut c = match (&fw.package, &fw.bin) {
+fn firmware_command(fw: &FirmwareArgs, path: &std::path::Path, via: &Via) -> String {
+    let c = match (&fw.package, &fw.bin) {
         (Some(p), Some(b)) => format!("-p {p} --bin {b}"),
         _ => path.display().to_string(),
     };
-    if host {
-        c.push_str(" --host");
-    }
-    c
+    format!("{c}{}", via.describe())
 }
 
 fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
@@ -1108,8 +1173,8 @@ fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         None => (0, 1),
     };
     let base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
-    let path = resolve_firmware(&args.firmware, args.host)?;
-    let runner = Runner::new(path.clone(), args.host, args.timeout)?;
+    let path = args.via.firmware(&args.firmware)?;
+    let runner = args.via.runner(path.clone(), args.timeout)?;
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
@@ -1126,7 +1191,7 @@ fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         shard,
         options: jostle_checker::Options::default(),
         max_rounds: args.max_rounds,
-        firmware_command: firmware_command(&args.firmware, &path, args.host),
+        firmware_command: firmware_command(&args.firmware, &path, &args.via),
         report_dir: args.report.clone(),
     };
     let stop = Arc::new(AtomicBool::new(false));
@@ -1173,8 +1238,8 @@ fn print_report(report: &jostle_host_tools::report::Report, json: bool) -> Resul
 
 fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
     use jostle_host_tools::replay::{check_reproduced, config_for, find_bug, print_around};
-    let path = resolve_firmware(&args.firmware, args.host)?;
-    let runner = Runner::new(path, args.host, args.timeout)?;
+    let path = args.via.firmware(&args.firmware)?;
+    let runner = args.via.runner(path, args.timeout)?;
     let (config, recorded) = match (&args.report, &args.bug) {
         (Some(dir), Some(id)) => {
             let report = jostle_host_tools::report::Report::read(dir)?;
@@ -1208,6 +1273,30 @@ fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
         let _ = writeln!(out, "reproduced: {} {} (seed {})", bug.kind, bug.id, r.seed);
     }
     Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
+}
+
+fn flash_config(args: FlashConfigArgs) -> Result<u8, JostleError> {
+    let mut config = base_config(args.seed, args.step_limit, &args.args, args.trace.level())?;
+    // Chip first: an unknown name is reported without looking for a probe.
+    jostle_host_tools::probe::chip(&args.chip)?;
+    let target = Runner::probe(args.elf.clone(), &args.chip, &args.probe, 10.0)?;
+    steer(&mut config, &args.steer, &target)?;
+    if config.strategy == StrategyId::Pct && config.params[1] == 0 {
+        return Err(JostleError::Usage(
+            "flash-config with --strategy pct needs --pct-steps (no run to measure it from)".into(),
+        ));
+    }
+    let Runner::Probe(board) = &target else {
+        unreachable!("Runner::probe gives a probe runner")
+    };
+    let addr = board.flash_config(&config)?;
+    println!(
+        "{}: flashed, with the block of seed {} ({}) at {addr:#010x}: the board replays this run at every power-up; `cargo embed` shows its events",
+        args.elf.display(),
+        config.seed,
+        jostle_host_tools::targeting::strategy_name(config.strategy)
+    );
+    Ok(0)
 }
 
 fn merge(args: MergeArgs) -> Result<u8, JostleError> {
@@ -1248,6 +1337,7 @@ fn main() -> ExitCode {
         Command::Campaign(args) => campaign(args).map_err(anyhow::Error::from),
         Command::Replay(args) => replay(args).map_err(anyhow::Error::from),
         Command::Merge(args) => merge(args).map_err(anyhow::Error::from),
+        Command::FlashConfig(args) => flash_config(args).map_err(anyhow::Error::from),
     };
     match result {
         Ok(code) => ExitCode::from(code),

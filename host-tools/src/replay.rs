@@ -6,7 +6,6 @@ use crate::error::JostleError;
 use crate::report::{Bug, Replay, Report};
 use crate::run::{RunOutcome, describe, is_finding, is_step};
 use crate::runner::Runner;
-use crate::targeting::SiteSpace;
 use jostle_kernel::{Config, Event, TraceLevel};
 use std::collections::HashMap;
 use std::io::Write;
@@ -40,10 +39,7 @@ pub fn config_for(report: &Report, r: &Replay, runner: &Runner) -> Result<Config
         trace: TraceLevel::Full,
         ..Config::default()
     };
-    let space = match runner {
-        Runner::Qemu(fw, _) => SiteSpace::Elf(fw),
-        Runner::Host(..) => SiteSpace::Host,
-    };
+    let space = runner.space();
     let resolve = |location: &str| space.ids(location);
     let config = if same {
         replay_config(r, &base, None)

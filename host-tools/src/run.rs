@@ -18,6 +18,9 @@ pub enum Outcome {
     Verdict(Verdict),
     /// The wall-clock limit was hit (the firmware never ended).
     Timeout,
+    /// The board stopped answering the probe mid-run (the run is marked; a campaign goes
+    /// on).
+    TargetLost,
 }
 
 impl Outcome {
@@ -26,14 +29,16 @@ impl Outcome {
         match self {
             Outcome::Verdict(v) => v.name(),
             Outcome::Timeout => "timeout",
+            Outcome::TargetLost => "target_lost",
         }
     }
 
-    /// Exit code of `jostle run`: the verdict's, and 17 for a timeout.
+    /// Exit code of `jostle run`: the verdict's, 17 for a timeout, 18 for a lost target.
     pub fn exit_code(self) -> u8 {
         match self {
             Outcome::Verdict(v) => v.exit_code(),
             Outcome::Timeout => 17,
+            Outcome::TargetLost => 18,
         }
     }
 }
@@ -46,6 +51,8 @@ pub enum Port {
     Qemu,
     /// The host port (OS threads).
     Host,
+    /// A board behind a debug probe (defmt over RTT).
+    Probe,
 }
 
 /// A panic report.
@@ -258,6 +265,41 @@ impl RunOutcome {
             ));
         }
         outcomes
+    }
+
+    /// Decodes a board's run read from RTT. The end of the run is its `RunEnd` frame (there
+    /// is no exit code to cross-check); `timed_out`: silence past the limit; `lost`: the
+    /// probe lost the target.
+    pub fn from_rtt(
+        fw: &Firmware,
+        config: Config,
+        bytes: &[u8],
+        timed_out: bool,
+        lost: bool,
+    ) -> RunOutcome {
+        let decoded = FrameDecoder::new(&fw.table).decode_all(bytes);
+        let exit_code = decoded.items.iter().find_map(|i| match i {
+            Item::Event(Event::RunEnd { verdict, .. }) => {
+                Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
+            }
+            _ => None,
+        });
+        let mut out = Self::from_items(
+            Port::Probe,
+            config,
+            decoded.items,
+            Some(fw),
+            Ending {
+                exit_code,
+                timed_out: timed_out || lost,
+                error: decoded.error,
+                frames: decoded.frames,
+            },
+        );
+        if lost {
+            out.outcome = Some(Outcome::TargetLost);
+        }
+        out
     }
 
     /// Parses a host-port run.

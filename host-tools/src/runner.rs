@@ -15,6 +15,8 @@ pub enum Runner {
     Qemu(Box<Firmware>, Qemu),
     /// The host port with this executable and wall-clock limit.
     Host(PathBuf, Duration),
+    /// A board behind a debug probe, the firmware flashed.
+    Probe(Box<crate::probe::ProbeTarget>),
 }
 
 impl Runner {
@@ -33,10 +35,34 @@ impl Runner {
         })
     }
 
+    /// A board through a probe (`selector` empty: the only one), flashed with `path`.
+    pub fn probe(
+        path: PathBuf,
+        chip: &str,
+        selector: &str,
+        timeout: f64,
+    ) -> Result<Runner, JostleError> {
+        let fw = Firmware::load(&path)?;
+        let timeout = Duration::from_secs_f64(timeout.max(0.001));
+        Ok(Runner::Probe(Box::new(crate::probe::ProbeTarget::open(
+            fw, chip, selector, timeout,
+        )?)))
+    }
+
+    /// How site ids map to `file:line:col` for this target.
+    pub fn space(&self) -> crate::targeting::SiteSpace<'_> {
+        match self {
+            Runner::Qemu(fw, _) => crate::targeting::SiteSpace::Elf(fw),
+            Runner::Probe(p) => crate::targeting::SiteSpace::Elf(&p.fw),
+            Runner::Host(..) => crate::targeting::SiteSpace::Host,
+        }
+    }
+
     /// The firmware file.
     pub fn path(&self) -> &std::path::Path {
         match self {
             Runner::Qemu(fw, _) => &fw.path,
+            Runner::Probe(p) => &p.fw.path,
             Runner::Host(path, _) => path,
         }
     }
@@ -82,6 +108,11 @@ impl Runner {
                 let raw = hostport::run(path, &config, *timeout)?;
                 Ok(RunOutcome::from_host(config, raw))
             }
+            Runner::Probe(_) if block.is_some() => Err(JostleError::Usage(
+                "--config-file is for QEMU runs; a probe run writes the block built from the options"
+                    .into(),
+            )),
+            Runner::Probe(p) => p.run(config),
             Runner::Qemu(fw, qemu) => {
                 let raw = match block {
                     Some(block) => qemu.run_with_block(fw, Some(block))?,

@@ -81,3 +81,123 @@ fn the_flash_page_is_read_when_the_ram_block_is_absent() {
     let first = first.lines().next().unwrap_or_default();
     assert!(first.contains("\"seed\":77"), "{first}");
 }
+
+/// The QEMU build of `bin` whose defmt goes through `defmt-rtt`, the RTT up buffer copied
+/// to stdout at the end: a recorded RTT stream from the real `defmt-rtt` crate.
+fn rtt_elf(bin: &str) -> std::path::PathBuf {
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    let dir = target_dir().join("rtt");
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .current_dir(workspace())
+            .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
+            .args(["-p", "jostle-examples", "--features", "mps2-an385-rtt"])
+            .arg("--target-dir")
+            .arg(&dir)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success());
+    });
+    dir.join("thumbv7m-none-eabi").join("release").join(bin)
+}
+
+#[test]
+fn a_recorded_rtt_stream_decodes_to_the_same_run_as_semihosting() {
+    use jostle_host_tools::elf::Firmware;
+    let rtt_fw = Firmware::load(&rtt_elf("af_fig1")).unwrap();
+    let fw = firmware("af_fig1");
+    let mut verdicts = std::collections::BTreeSet::new();
+    for seed in 0..12 {
+        let config = Config {
+            seed,
+            trace: TraceLevel::Sync,
+            ..config(seed, &[])
+        };
+        // What a probe would have read from RTT up channel 0, decoded by the probe backend.
+        let raw = qemu().run(&rtt_fw, &config).unwrap();
+        let recorded = RunOutcome::from_rtt(&rtt_fw, config.clone(), &raw.stdout, false, false);
+        assert!(
+            recorded.error.is_none(),
+            "seed {seed}: {:?}",
+            recorded.error
+        );
+        let direct = run_qemu(&fw, config);
+        assert_eq!(recorded.decisions(), direct.decisions(), "seed {seed}");
+        assert_eq!(recorded.outcome, direct.outcome, "seed {seed}");
+        verdicts.insert(format!("{:?}", recorded.outcome));
+        // A recording cut inside a frame is refused, never read as a shorter run.
+        let cut = &raw.stdout[..raw.stdout.len() - 3];
+        let truncated = RunOutcome::from_rtt(&rtt_fw, Config::default(), cut, false, false);
+        assert!(
+            truncated.error.is_some(),
+            "seed {seed}: a cut stream was accepted"
+        );
+    }
+    assert!(verdicts.len() > 1, "{verdicts:?}");
+}
+
+#[test]
+fn the_probe_backend_without_a_probe_says_so_with_its_exit_code() {
+    let elf = elf("rf_fig2");
+    let fw = elf.to_str().unwrap();
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["run", fw, "--probe", "--chip", "nRF52840_xxAA"],
+            33,
+            "no debug probe found",
+        ),
+        (
+            &["campaign", fw, "--probe", "--chip", "RP2040"],
+            33,
+            "no debug probe found",
+        ),
+        (
+            &[
+                "replay",
+                fw,
+                "--probe",
+                "1366:1015",
+                "--chip",
+                "STM32F411RETx",
+                "--seed",
+                "1",
+            ],
+            33,
+            "no debug probe found matching 1366:1015",
+        ),
+        (
+            &["flash-config", fw, "--chip", "nRF52840_xxAA", "--seed", "3"],
+            33,
+            "no debug probe found",
+        ),
+        (
+            &["run", fw, "--probe", "--chip", "NoSuchChip9"],
+            34,
+            "unknown chip `NoSuchChip9`",
+        ),
+        (
+            &["flash-config", fw, "--chip", "NoSuchChip9"],
+            34,
+            "unknown chip",
+        ),
+        (
+            &["run", fw, "--probe", "xyz", "--chip", "RP2040"],
+            2,
+            "expected VID:PID",
+        ),
+        (&["run", fw, "--probe"], 2, "--chip"),
+    ];
+    for (args, code, text) in cases {
+        let out = std::process::Command::new(jostle())
+            .args(*args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {err}");
+        assert!(err.contains(text), "{args:?}: {err}");
+        if *code != 2 {
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+        }
+    }
+}

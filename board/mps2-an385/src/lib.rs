@@ -2,7 +2,10 @@
 #![no_std]
 #![warn(missing_docs)]
 
+#[cfg(not(feature = "rtt"))]
 mod logger;
+#[cfg(feature = "rtt")]
+mod rtt_record;
 
 use core::panic::PanicInfo;
 use jostle_kernel::Stack;
@@ -13,7 +16,11 @@ pub use jostle_kernel;
 static MAIN_STACK: Stack<8192> = Stack::new();
 
 /// Ends the run: flushes nothing (frames are written whole) and exits QEMU with `code`.
+/// With feature `rtt`, the frames went to `defmt-rtt`'s buffer instead; they are first
+/// copied out to stdout, as a probe would have read them (a recorded RTT stream).
 pub fn exit(code: u8) -> ! {
+    #[cfg(feature = "rtt")]
+    rtt_record::write_out();
     semihosting::process::exit(code as i32)
 }
 
