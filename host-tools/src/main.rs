@@ -1181,6 +1181,8 @@ fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     if jobs == 0 {
         return Err(JostleError::Usage("-j must be at least 1".into()));
     }
+    // One board, one run at a time (shard across boards with --shard instead).
+    let jobs = if args.via.probe.is_some() { 1 } else { jobs };
     let settings = Settings {
         phase1_runs: args.phase1_runs,
         runs_per_candidate: args.runs_per_candidate,
