@@ -12,7 +12,7 @@ use crate::error::JostleError;
 use crate::pool::run_all;
 use crate::predict::{Trace, predict_trace};
 use crate::report::{Attempt, Bug, Mark, Replay, ReplayBreakpoint, Report};
-use crate::run::{Outcome, RunOutcome, is_finding, is_step, operation};
+use crate::run::{Outcome, RunOutcome, is_step, operation};
 use crate::runner::Runner;
 use crate::targeting::{candidate_breakpoints, strategy_for, strategy_name};
 use jostle_checker::{Candidate, CandidateKind, Options, Prediction};
@@ -115,6 +115,13 @@ fn batches(indices: &[u64]) -> Vec<(u64, u32)> {
     out
 }
 
+/// Shard `index` of `count`'s run indices among `0..n`: the `index`-th of `count`
+/// contiguous blocks of `ceil(n / count)`.
+fn shard_slice(n: u32, (index, count): (u32, u32)) -> impl Iterator<Item = u64> {
+    let block = u64::from(n).div_ceil(u64::from(count.max(1))).max(1);
+    (0..u64::from(n)).filter(move |i| i / block == u64::from(index))
+}
+
 /// A campaign over one firmware.
 pub struct Campaign<'r> {
     runner: &'r Runner,
@@ -131,6 +138,11 @@ pub struct Campaign<'r> {
     counts: [AtomicUsize; 3],
     phase: std::sync::Mutex<String>,
     budget_hit: AtomicBool,
+    /// Rounds ended with candidates still untried (`--max-rounds`).
+    rounds_hit: bool,
+    /// Bugs whose first (full-trace) run under their matching strategy made them real.
+    /// Every shard makes that run, so decisions taken on it are the same in every shard.
+    real_at_first: BTreeSet<usize>,
     phase1_events: u64,
     phase1_seconds: f64,
 }
@@ -176,6 +188,8 @@ impl<'r> Campaign<'r> {
             counts: Default::default(),
             phase: std::sync::Mutex::new(String::new()),
             budget_hit: AtomicBool::new(false),
+            rounds_hit: false,
+            real_at_first: BTreeSet::new(),
             phase1_events: 0,
             phase1_seconds: 0.0,
         }
@@ -208,6 +222,8 @@ impl<'r> Campaign<'r> {
             "budget"
         } else if result.is_err() {
             "error"
+        } else if self.rounds_hit {
+            "rounds"
         } else {
             "done"
         }
@@ -239,6 +255,7 @@ impl<'r> Campaign<'r> {
         let phase1 = Instant::now();
         self.execute(jobs, progress)?;
         self.phase1_seconds = phase1.elapsed().as_secs_f64();
+        let mut exhausted = false;
         for round in 1..=self.settings.max_rounds {
             if self.halted() {
                 return Ok(());
@@ -247,12 +264,14 @@ impl<'r> Campaign<'r> {
             // Each candidate with the strategy of its kind.
             let queue = self.untried(|c| Some(strategy_for(c.kind)));
             if queue.is_empty() {
+                exhausted = true;
                 break;
             }
             let jobs = self.phase2_jobs(&queue)?;
             self.execute(jobs, progress)?;
-            // DrFinder for the races its matching strategy did not make real, when
-            // may-trigger relations exist (a race hidden behind a lock hand-off).
+            // DrFinder for the races whose first RaceFuzzer run did not make them real, when
+            // may-trigger relations exist (a race hidden behind a lock hand-off). Decided on
+            // the first run, which every shard makes, so that shards try the same chains.
             if self.halted() {
                 return Ok(());
             }
@@ -261,8 +280,9 @@ impl<'r> Campaign<'r> {
                 .report
                 .bugs
                 .iter()
-                .filter(|b| b.confirmed == 0)
-                .map(|b| b.id.clone())
+                .enumerate()
+                .filter(|(i, _)| !self.real_at_first.contains(i))
+                .map(|(_, b)| b.id.clone())
                 .collect();
             let fallback = self.untried(|c| {
                 (has_relations && c.kind == CandidateKind::Race && unconfirmed.contains(&c.id))
@@ -271,10 +291,24 @@ impl<'r> Campaign<'r> {
             let jobs = self.phase2_jobs(&fallback)?;
             self.execute(jobs, progress)?;
         }
-        if !self.halted() {
+        if !exhausted && !self.halted() && self.has_untried() {
+            self.rounds_hit = true;
+        }
+        // A budget still gets its timelines (one short replay per confirmed bug); Ctrl-C
+        // does not wait for them.
+        if !self.stop.load(Ordering::SeqCst) {
             self.timelines()?;
         }
         Ok(())
+    }
+
+    /// Are there candidates whose matching strategy has not been tried?
+    fn has_untried(&self) -> bool {
+        self.prediction.candidates.iter().any(|c| {
+            !self
+                .tried
+                .contains(&(c.id.clone(), strategy_for(c.kind) as u8))
+        })
     }
 
     /// The candidates (and strategies) not tried yet, in prediction order.
@@ -293,10 +327,10 @@ impl<'r> Campaign<'r> {
         queue
     }
 
-    /// This shard's run indices among `0..n`: blocks of [`BATCH`] dealt round-robin.
+    /// This shard's run indices among `0..n`: shard `I` of `N` takes the `I`-th of `N`
+    /// contiguous blocks of `ceil(n / N)` indices, so every shard has work.
     fn slice(&self, n: u32) -> impl Iterator<Item = u64> + use<> {
-        let (index, count) = self.settings.shard;
-        (0..u64::from(n)).filter(move |i| (i / BATCH) % u64::from(count.max(1)) == u64::from(index))
+        shard_slice(n, self.settings.shard)
     }
 
     fn phase2_jobs(&mut self, queue: &[(Candidate, StrategyId)]) -> Result<Vec<Job>, JostleError> {
@@ -304,19 +338,35 @@ impl<'r> Campaign<'r> {
         let mut jobs = Vec::new();
         for (candidate, strategy) in queue {
             let bug = self.bug_index(candidate);
-            let mut breakpoints =
-                candidate_breakpoints(candidate, &self.prediction, *strategy, &space, true)?;
-            if *strategy == StrategyId::DrFinder {
-                let (bps, _) = crate::targeting::relation_breakpoints(
-                    &self.prediction.relations,
-                    breakpoints.len(),
-                );
-                breakpoints.extend(bps);
-            }
+            let breakpoints =
+                candidate_breakpoints(candidate, &self.prediction, *strategy, &space, true)
+                    .and_then(|mut bps| {
+                        if *strategy == StrategyId::DrFinder {
+                            let (more, _) = crate::targeting::relation_breakpoints(
+                                &self.prediction.relations,
+                                bps.len(),
+                            );
+                            bps.extend(more);
+                        }
+                        heapless::Vec::from_slice(&bps).map_err(|()| {
+                            JostleError::Usage(format!(
+                                "{} breakpoints, more than a configuration block holds",
+                                bps.len()
+                            ))
+                        })
+                    });
+            let breakpoints = match breakpoints {
+                Ok(bps) => bps,
+                Err(e) => {
+                    // This candidate cannot be targeted; the others still are.
+                    self.report.bugs[bug].skipped =
+                        Some(format!("{}: {e}", strategy_name(*strategy)));
+                    continue;
+                }
+            };
             let config = Config {
                 strategy: *strategy,
-                breakpoints: heapless::Vec::from_slice(&breakpoints)
-                    .map_err(|()| JostleError::Usage("too many breakpoints".into()))?,
+                breakpoints,
                 ..self.settings.base.clone()
             };
             let first = candidate_seed(self.settings.seed, &candidate.id, *strategy);
@@ -387,7 +437,7 @@ impl<'r> Campaign<'r> {
                 if room == 0 {
                     return false;
                 }
-                j.chain = j.chain.min(room as u32);
+                j.chain = j.chain.min(u32::try_from(room).unwrap_or(u32::MAX));
                 room -= u64::from(j.chain);
                 true
             });
@@ -491,6 +541,9 @@ impl<'r> Campaign<'r> {
         if outcome.config.trace == TraceLevel::Full {
             self.feed(outcome);
         }
+        if index == 0 && outcome.config.strategy != StrategyId::DrFinder && outcome.confirmed() {
+            self.real_at_first.insert(bug);
+        }
         if !job.tally {
             return;
         }
@@ -515,6 +568,7 @@ impl<'r> Campaign<'r> {
                 })
                 .collect(),
             verdict: verdict.clone(),
+            schedule: None,
             command: crate::report::replay_command(
                 &self.settings.firmware_command,
                 &self.settings.report_dir,
@@ -656,6 +710,11 @@ impl<'r> Campaign<'r> {
                 )));
             }
             bug.timeline = timeline(&outcome);
+            let schedule = Some(outcome.schedule_digest());
+            match (&mut bug.first_harmful, &mut bug.first_confirmed) {
+                (Some(r), _) | (None, Some(r)) => r.schedule = schedule,
+                (None, None) => {}
+            }
         }
         self.write()
     }
@@ -762,7 +821,7 @@ pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
     const BEFORE: usize = 40;
     const AFTER: usize = 12;
     let events = &outcome.events;
-    let Some(found) = events.iter().position(is_finding) else {
+    let Some(found) = events.iter().position(|e| outcome.is_targeted_finding(e)) else {
         return Vec::new();
     };
     // Step numbers of executed operations.
@@ -835,5 +894,26 @@ fn with_context(e: JostleError, config: &Config) -> JostleError {
             strategy_name(config.strategy)
         )),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_split_every_candidates_runs_and_each_gets_some() {
+        for (n, count) in [(50, 4), (50, 2), (7, 3), (160, 3), (5, 8)] {
+            let mut all: Vec<u64> = Vec::new();
+            for index in 0..count {
+                let mine: Vec<u64> = shard_slice(n, (index, count)).collect();
+                // Work for every shard while there are as many runs as shards.
+                if index < n.min(count) && n >= count {
+                    assert!(!mine.is_empty(), "{n} runs, shard {index}/{count}");
+                }
+                all.extend(mine);
+            }
+            assert_eq!(all, (0..u64::from(n)).collect::<Vec<_>>(), "{n}/{count}");
+        }
     }
 }

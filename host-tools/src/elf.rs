@@ -85,6 +85,14 @@ impl Firmware {
         })
     }
 
+    /// The address of the symbol `name`, if the ELF has it.
+    pub fn symbol(&self, name: &str) -> Option<u64> {
+        let file = object::File::parse(&*self.bytes).ok()?;
+        file.symbols()
+            .find(|s| s.name() == Ok(name))
+            .map(|s| s.address())
+    }
+
     /// Reads `len` bytes at `addr` from the image's initialised memory.
     pub fn read(&self, addr: u32, len: usize) -> Option<&[u8]> {
         let addr = addr as u64;

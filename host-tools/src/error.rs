@@ -74,6 +74,11 @@ pub enum JostleError {
         "RTT control block not found: {0} (is the firmware built for this board, with defmt-rtt?)"
     )]
     RttNotFound(String),
+    /// The board stopped answering the probe for several runs in a row (exit 38).
+    #[error(
+        "the board stopped answering the probe for {0} runs in a row (check power and the debug cable)"
+    )]
+    TargetGone(u32),
     /// A command-line value is invalid (exit 2).
     #[error("{0}")]
     Usage(String),
@@ -101,6 +106,7 @@ impl JostleError {
             JostleError::ProbeAttach(_) => 35,
             JostleError::FlashFailed(_) => 36,
             JostleError::RttNotFound(_) => 37,
+            JostleError::TargetGone(_) => 38,
             JostleError::Usage(_) => 2,
         }
     }

@@ -1126,7 +1126,9 @@ fn parse_budget(text: &str) -> Result<jostle_host_tools::campaign::Budget, Jostl
     if let Ok(n) = t.parse::<u64>() {
         return Ok(Budget::Runs(n));
     }
-    let (number, unit) = t.split_at(t.len().saturating_sub(1));
+    // The unit is the last character (a byte split could cut a multi-byte one).
+    let cut = t.char_indices().last().map_or(0, |(i, _)| i);
+    let (number, unit) = t.split_at(cut);
     let n: f64 = number.parse().map_err(|_| bad())?;
     let secs = match unit {
         "s" => n,
@@ -1134,7 +1136,8 @@ fn parse_budget(text: &str) -> Result<jostle_host_tools::campaign::Budget, Jostl
         "h" => n * 3600.0,
         _ => return Err(bad()),
     };
-    if !(secs > 0.0 && secs.is_finite()) {
+    // Positive, and at most a year (Duration::from_secs_f64 panics past its range).
+    if !(secs > 0.0 && secs <= 366.0 * 86_400.0) {
         return Err(bad());
     }
     Ok(Budget::Time(Duration::from_secs_f64(secs)))
@@ -1247,7 +1250,9 @@ fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
             let report = jostle_host_tools::report::Report::read(dir)?;
             let (bug, r) = find_bug(&report, id)?;
             let config = config_for(&report, r, &runner)?;
-            (config, Some((bug.clone(), r.clone())))
+            let same_image = jostle_host_tools::predict::fingerprint(runner.path())
+                .is_ok_and(|f| f == report.firmware.fingerprint);
+            (config, Some((bug.clone(), r.clone(), same_image)))
         }
         _ => {
             let mut config = base_config(
@@ -1270,8 +1275,8 @@ fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
     if let Some(err) = outcome.error {
         return Err(err);
     }
-    if let Some((bug, r)) = recorded {
-        check_reproduced(&bug, &r, &outcome)?;
+    if let Some((bug, r, same_image)) = recorded {
+        check_reproduced(&bug, &r, &outcome, same_image)?;
         let _ = writeln!(out, "reproduced: {} {} (seed {})", bug.kind, bug.id, r.seed);
     }
     Ok(outcome.outcome.map_or(23, |o| o.exit_code()))

@@ -13,7 +13,7 @@ use jostle_kernel::{Config, Event};
 use probe_rs::config::{Registry, Target};
 use probe_rs::probe::DebugProbeSelector;
 use probe_rs::probe::list::Lister;
-use probe_rs::rtt::ScanRegion;
+use probe_rs::rtt::{ChannelMode, ScanRegion};
 use probe_rs::{MemoryInterface, Permissions, Session};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -25,6 +25,10 @@ pub fn chip(name: &str) -> Result<Target, JostleError> {
         .map_err(|_| JostleError::ChipUnknown(name.to_owned()))
 }
 
+/// Runs in a row a board may lose before a campaign stops: past this the board (or its
+/// cable) is gone, and more runs would only add `target_lost` rows.
+pub const LOST_IN_A_ROW: u32 = 3;
+
 /// A board behind a probe, attached, with the firmware flashed.
 pub struct ProbeTarget {
     /// The firmware on it.
@@ -33,8 +37,30 @@ pub struct ProbeTarget {
     pub chip: String,
     /// Most time a run may stay silent on RTT.
     pub timeout: Duration,
-    session: Mutex<Session>,
-    rtt_at: Option<u64>,
+    target: Target,
+    selector: String,
+    /// The attached session; `None` after the board stopped answering (attach again).
+    session: Mutex<Option<Session>>,
+    /// The RTT control block (`_SEGGER_RTT`) in RAM.
+    rtt_at: u64,
+    /// `main`: startup (RAM initialised, the RTT control block included) is done there.
+    main_at: u64,
+    health: Mutex<Health>,
+}
+
+/// What the runs so far say about the link to the board.
+#[derive(Default)]
+struct Health {
+    /// A run completed: later RTT or attach failures are the board's, not the firmware's.
+    ran: bool,
+    /// Runs lost in a row.
+    lost: u32,
+}
+
+/// Why a run did not finish: the board stopped answering, or the setup itself is wrong.
+enum Failure {
+    Lost,
+    Error(JostleError),
 }
 
 impl ProbeTarget {
@@ -47,69 +73,126 @@ impl ProbeTarget {
         timeout: Duration,
     ) -> Result<ProbeTarget, JostleError> {
         let target = chip(chip_name)?;
-        let chip = target.name.clone();
-        let mut session = attach(target, selector)?;
-        flash_elf(&mut session, &fw)?;
+        // Checked before touching the board: an ELF without defmt-rtt cannot be run here.
         let rtt_at = probe_rs::rtt::find_rtt_control_block_in_raw_file(&fw.bytes)
             .ok()
-            .flatten();
+            .flatten()
+            .ok_or_else(|| {
+                JostleError::RttNotFound(format!("{} has no _SEGGER_RTT symbol", fw.path.display()))
+            })?;
+        let main_at = fw.symbol("main").ok_or_else(|| {
+            JostleError::Usage(format!("{}: no `main` symbol", fw.path.display()))
+        })? & !1; // the Thumb bit is not part of the address
+        let chip = target.name.clone();
+        let mut session = attach(target.clone(), selector)?;
+        flash_elf(&mut session, &fw)?;
         Ok(ProbeTarget {
             fw: Box::new(fw),
             chip,
             timeout,
-            session: Mutex::new(session),
+            target,
+            selector: selector.to_owned(),
+            session: Mutex::new(Some(session)),
             rtt_at,
+            main_at,
+            health: Mutex::new(Health::default()),
         })
     }
 
-    /// One run under `config`.
+    /// One run under `config`. A run the board does not finish is marked `target_lost`;
+    /// after [`LOST_IN_A_ROW`] such runs, the board is taken as gone (an error).
     pub fn run(&self, config: Config) -> Result<RunOutcome, JostleError> {
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        let mut core = session
-            .core(0)
-            .map_err(|e| JostleError::ProbeAttach(format!("core 0: {e:#}")))?;
-        let block = config.encode();
-        let started = core
-            .reset_and_halt(Duration::from_millis(500))
-            .and_then(|_| core.write(u64::from(self.fw.config_addr), &block))
-            .and_then(|()| core.run());
-        if started.is_err() {
-            // The board did not take the reset or the block: it stopped answering.
-            return Ok(RunOutcome::from_rtt(&self.fw, config, &[], false, true));
+        let mut slot = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            // Attach again: the board may have been reset or power-cycled meanwhile.
+            *slot = attach(self.target.clone(), &self.selector).ok();
         }
-        let region = match self.rtt_at {
-            Some(at) => ScanRegion::Exact(at),
-            None => ScanRegion::Ram,
+        let result = match slot.as_mut() {
+            Some(session) => self.run_on(session, &config, health.ran),
+            None => Err(Failure::Lost),
         };
-        let mut rtt = probe_rs::rtt::try_attach_to_rtt(&mut core, Duration::from_secs(2), &region)
-            .map_err(|e| JostleError::RttNotFound(format!("{e:#}")))?;
+        match result {
+            Ok((bytes, timed_out)) => {
+                *health = Health { ran: true, lost: 0 };
+                Ok(RunOutcome::from_rtt(
+                    &self.fw, config, &bytes, timed_out, false,
+                ))
+            }
+            Err(Failure::Error(e)) => Err(e),
+            Err(Failure::Lost) => {
+                *slot = None;
+                health.lost += 1;
+                if health.lost >= LOST_IN_A_ROW {
+                    return Err(JostleError::TargetGone(health.lost));
+                }
+                Ok(RunOutcome::from_rtt(&self.fw, config, &[], false, true))
+            }
+        }
+    }
+
+    /// Resets the board into one run and returns its defmt stream up to the run's end, and
+    /// whether the run went silent before it (a timeout). `ran`: an earlier run completed,
+    /// so RTT trouble now means the board, not the image.
+    fn run_on(
+        &self,
+        session: &mut Session,
+        config: &Config,
+        ran: bool,
+    ) -> Result<(Vec<u8>, bool), Failure> {
+        let mut core = session.core(0).map_err(|_| Failure::Lost)?;
+        // Reset and halt; the block into RAM; the previous run's RTT control block wiped so
+        // that only this boot's is found; then run to `main`, where startup has set the
+        // control block up but the firmware has not logged yet.
+        let halted_at_main = core
+            .reset_and_halt(Duration::from_millis(500))
+            .and_then(|_| core.write(u64::from(self.fw.config_addr), &config.encode()))
+            .and_then(|()| core.write(self.rtt_at, &[0u8; 16]))
+            .and_then(|()| core.set_hw_breakpoint(self.main_at))
+            .and_then(|()| core.run())
+            .and_then(|()| core.wait_for_core_halted(Duration::from_secs(2)))
+            .and_then(|()| core.clear_hw_breakpoint(self.main_at));
+        if halted_at_main.is_err() {
+            return Err(Failure::Lost);
+        }
+        let mut rtt =
+            match probe_rs::rtt::Rtt::attach_region(&mut core, &ScanRegion::Exact(self.rtt_at)) {
+                Ok(rtt) => rtt,
+                Err(_) if ran => return Err(Failure::Lost),
+                Err(e) => return Err(Failure::Error(JostleError::RttNotFound(format!("{e:#}")))),
+            };
+        let Some(channel) = rtt.up_channel(0) else {
+            return Err(Failure::Error(JostleError::RttNotFound(
+                "no up channel 0".into(),
+            )));
+        };
+        // defmt-rtt starts in a mode that drops what does not fit: block instead, so that a
+        // full trace reaches the host whole however slowly it is read.
+        channel
+            .set_mode(&mut core, ChannelMode::BlockIfFull)
+            .map_err(|_| Failure::Lost)?;
+        core.run().map_err(|_| Failure::Lost)?;
         let mut bytes = Vec::new();
-        let mut chunk = [0u8; 1024];
+        let mut chunk = [0u8; 4096];
+        let mut end = RunEndScan::default();
         let mut last = Instant::now();
         loop {
-            let Some(channel) = rtt.up_channels().iter_mut().find(|c| c.number() == 0) else {
-                return Err(JostleError::RttNotFound("no up channel 0".into()));
-            };
-            match channel.read(&mut core, &mut chunk) {
-                Ok(0) => {}
-                Ok(n) => {
-                    bytes.extend_from_slice(&chunk[..n]);
-                    last = Instant::now();
-                    if ended(&self.fw, &bytes) {
-                        return Ok(RunOutcome::from_rtt(&self.fw, config, &bytes, false, false));
-                    }
-                    continue;
+            let n = channel
+                .read(&mut core, &mut chunk)
+                .map_err(|_| Failure::Lost)?;
+            if n > 0 {
+                bytes.extend_from_slice(&chunk[..n]);
+                last = Instant::now();
+                if end.reached(&self.fw, &bytes) {
+                    return Ok((bytes, false));
                 }
-                Err(_) => {
-                    return Ok(RunOutcome::from_rtt(&self.fw, config, &bytes, false, true));
-                }
+                continue;
             }
-            if core.status().is_err() {
-                return Ok(RunOutcome::from_rtt(&self.fw, config, &bytes, false, true));
-            }
+            core.status().map_err(|_| Failure::Lost)?;
             if last.elapsed() >= self.timeout {
                 let _ = core.halt(Duration::from_millis(100));
-                return Ok(RunOutcome::from_rtt(&self.fw, config, &bytes, true, false));
+                // Silence: the run never ended. Its partial stream is decoded as a timeout.
+                return Ok((bytes, true));
             }
             // probe-rs advises against polling a probe's USB link in a tight loop.
             std::thread::sleep(Duration::from_millis(5));
@@ -117,7 +200,8 @@ impl ProbeTarget {
     }
 
     /// Writes `config` into the board's `JOSTLE_CONFIG_FLASH` page (flash form: the block,
-    /// the rest of the erased page left 0xFF), for replay at every power-up.
+    /// the rest of the erased page left 0xFF), for replay at every power-up, and clears the
+    /// RAM block's magic so that a reset (not only a power cycle) falls back to the page.
     pub fn flash_config(&self, config: &Config) -> Result<u32, JostleError> {
         let addr = self.fw.config_flash_addr.ok_or_else(|| {
             JostleError::Usage(format!(
@@ -125,26 +209,49 @@ impl ProbeTarget {
                 self.fw.path.display()
             ))
         })?;
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let session = slot
+            .as_mut()
+            .ok_or_else(|| JostleError::ProbeAttach("the board stopped answering".into()))?;
         let mut loader = session.target().flash_loader();
         loader
             .add_data(u64::from(addr), &config.encode())
             .map_err(|e| JostleError::FlashFailed(format!("{e:#}")))?;
         loader
-            .commit(&mut session, probe_rs::flashing::DownloadOptions::default())
+            .commit(session, probe_rs::flashing::DownloadOptions::default())
             .map_err(|e| JostleError::FlashFailed(format!("{e:#}")))?;
+        let mut core = session
+            .core(0)
+            .map_err(|e| JostleError::ProbeAttach(format!("core 0: {e:#}")))?;
+        core.reset_and_halt(Duration::from_millis(500))
+            .and_then(|_| core.write_word_32(u64::from(self.fw.config_addr), 0))
+            .and_then(|()| core.run())
+            .map_err(|e| JostleError::ProbeAttach(format!("{e:#}")))?;
         Ok(addr)
     }
 }
 
-/// Has the stream so far reached the run's end (its `RunEnd` frame)? (Decoded again from
-/// the start each time: a results-level run is a few frames.)
-fn ended(fw: &Firmware, bytes: &[u8]) -> bool {
-    FrameDecoder::new(&fw.table)
-        .decode_all(bytes)
-        .items
-        .iter()
-        .any(|i| matches!(i, Item::Event(Event::RunEnd { .. })))
+/// Finds a run's `RunEnd` frame as the stream grows, decoding each complete frame once
+/// (rzCOBS frames end with a zero byte and decode independently).
+#[derive(Default)]
+struct RunEndScan {
+    /// Bytes before this offset are whole frames already looked at.
+    checked: usize,
+}
+
+impl RunEndScan {
+    fn reached(&mut self, fw: &Firmware, bytes: &[u8]) -> bool {
+        let Some(last_zero) = bytes[self.checked..].iter().rposition(|b| *b == 0) else {
+            return false;
+        };
+        let whole = &bytes[self.checked..=self.checked + last_zero];
+        self.checked += last_zero + 1;
+        FrameDecoder::new(&fw.table)
+            .decode_all(whole)
+            .items
+            .iter()
+            .any(|i| matches!(i, Item::Event(Event::RunEnd { .. })))
+    }
 }
 
 /// Opens the probe `selector` names (any probe when empty) and attaches to `target`.

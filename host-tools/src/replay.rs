@@ -4,7 +4,7 @@
 use crate::campaign::replay_config;
 use crate::error::JostleError;
 use crate::report::{Bug, Replay, Report};
-use crate::run::{RunOutcome, describe, is_finding, is_step};
+use crate::run::{RunOutcome, describe, is_step};
 use crate::runner::Runner;
 use jostle_kernel::{Config, Event, TraceLevel};
 use std::collections::HashMap;
@@ -54,7 +54,14 @@ pub fn config_for(report: &Report, r: &Replay, runner: &Runner) -> Result<Config
 
 /// Checks that a replay shows what the report recorded: the same verdict and the bug made
 /// real again.
-pub fn check_reproduced(bug: &Bug, r: &Replay, outcome: &RunOutcome) -> Result<(), JostleError> {
+/// Checks that `outcome` reproduces the recorded run `r` of `bug`: confirmed again, the same
+/// verdict, and, on the campaign's own image (`same_image`), the same interleaving.
+pub fn check_reproduced(
+    bug: &Bug,
+    r: &Replay,
+    outcome: &RunOutcome,
+    same_image: bool,
+) -> Result<(), JostleError> {
     let verdict = outcome
         .outcome
         .map_or("none", crate::run::Outcome::name)
@@ -68,6 +75,15 @@ pub fn check_reproduced(bug: &Bug, r: &Replay, outcome: &RunOutcome) -> Result<(
             r.verdict,
             outcome.confirmed()
         )));
+    }
+    if let Some(want) = r.schedule.as_ref().filter(|_| same_image) {
+        let got = outcome.schedule_digest();
+        if &got != want {
+            return Err(JostleError::NotReproduced(format!(
+                "{} {} (seed {}): the replay's interleaving differs from the campaign's (schedule {got}, recorded {want})",
+                bug.kind, bug.id, r.seed
+            )));
+        }
     }
     Ok(())
 }
@@ -88,8 +104,11 @@ pub fn print_around(
         }
         step_of.push(step);
     }
-    let (from, to) = match events.iter().position(is_finding) {
-        Some(i) => (step_of[i].saturating_sub(context), step_of[i] + context),
+    let (from, to) = match events.iter().position(|e| outcome.is_targeted_finding(e)) {
+        Some(i) => (
+            step_of[i].saturating_sub(context),
+            step_of[i].saturating_add(context),
+        ),
         None => (0, usize::MAX),
     };
     let mut sources = Sources::default();
@@ -102,7 +121,11 @@ pub fn print_around(
         if s < from || s > to || matches!(e, Event::RunStart { .. } | Event::RunEnd { .. }) {
             continue;
         }
-        let marker = if is_finding(e) { ">>" } else { "  " };
+        let marker = if outcome.is_targeted_finding(e) {
+            ">>"
+        } else {
+            "  "
+        };
         let task = e.task().map_or("-".into(), |t| format!("t{t}"));
         let site = e.site().map(|s| outcome.site_text(s)).unwrap_or_default();
         let code = sources

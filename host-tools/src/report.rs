@@ -7,7 +7,7 @@
 
 use crate::error::JostleError;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -121,6 +121,9 @@ pub struct Bug {
     pub first_harmful: Option<Replay>,
     /// The interleaving of the first confirming run around the bug (full trace).
     pub timeline: Vec<Mark>,
+    /// Why Phase II could not target it (e.g. more breakpoints than a block holds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 /// The runs of one strategy against one bug.
@@ -164,6 +167,11 @@ pub struct Replay {
     pub verdict: String,
     /// The command that replays it.
     pub command: String,
+    /// Digest of the run's interleaving at full trace (FNV-1a 64 of each step's task,
+    /// operation and `file:line:col`), set on the run the timeline shows: a replay on the
+    /// same image must give exactly this interleaving.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }
 
 /// A breakpoint of a replay configuration.
@@ -419,7 +427,23 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
     out.runs.phase1 = first.runs.phase1;
     out.runs.phase1_verdicts = first.runs.phase1_verdicts.clone();
     let mut bugs: BTreeMap<(String, String), Bug> = BTreeMap::new();
+    let count = first.shards.first().map_or(1, |s| s[1]);
+    let mut seen = BTreeSet::new();
     for r in reports {
+        for s in &r.shards {
+            if s[1] != count {
+                return Err(JostleError::BadReport(format!(
+                    "shard {}/{} does not belong with shards of {count}",
+                    s[0], s[1]
+                )));
+            }
+            if !seen.insert(s[0]) {
+                return Err(JostleError::BadReport(format!(
+                    "shard {}/{count} is given twice",
+                    s[0]
+                )));
+            }
+        }
         if r.firmware.fingerprint != first.firmware.fingerprint || r.settings != first.settings {
             return Err(JostleError::BadReport(format!(
                 "shard {:?} is of another campaign (firmware {} or settings differ)",
@@ -452,12 +476,25 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         }
     }
     out.shards.sort_unstable();
-    out.shards.dedup();
+    if out.stopped == "done" && seen.len() < count as usize {
+        // Counts of the shards given only: say so rather than pass for the whole campaign.
+        out.stopped = "incomplete".into();
+    }
     let total = out.runs.phase1 + out.runs.phase2;
     out.timing.runs_per_second = total as f64 / out.timing.wall_seconds.max(1e-9);
     out.bugs = bugs.into_values().collect();
     for b in &mut out.bugs {
         b.settle();
+        // The timeline of the run the merged bug names (its first harmful, else first
+        // confirming run), from the shard that made that run.
+        let shown = b.first_harmful.as_ref().or(b.first_confirmed.as_ref());
+        b.timeline = reports
+            .iter()
+            .flat_map(|r| &r.bugs)
+            .filter(|o| o.kind == b.kind && o.id == b.id)
+            .find(|o| o.first_harmful.as_ref().or(o.first_confirmed.as_ref()) == shown)
+            .map(|o| o.timeline.clone())
+            .unwrap_or_default();
     }
     Ok(out)
 }
@@ -485,6 +522,9 @@ fn merge_bug(into: &mut Bug, other: &Bug) {
         }
     }
     into.predicted_by.sort();
+    if into.skipped.is_none() {
+        into.skipped.clone_from(&other.skipped);
+    }
     let earlier = |a: &Option<Replay>, b: &Option<Replay>| match (a, b) {
         (Some(x), Some(y)) => y.index < x.index,
         (None, Some(_)) => true,
@@ -492,7 +532,6 @@ fn merge_bug(into: &mut Bug, other: &Bug) {
     };
     if earlier(&into.first_confirmed, &other.first_confirmed) {
         into.first_confirmed = other.first_confirmed.clone();
-        into.timeline = other.timeline.clone();
     }
     if earlier(&into.first_harmful, &other.first_harmful) {
         into.first_harmful = other.first_harmful.clone();
@@ -565,6 +604,56 @@ mod tests {
         let mut other = a;
         other.firmware.fingerprint = "x@1".into();
         assert!(merge(&[m, other]).is_err());
+    }
+
+    #[test]
+    fn merge_refuses_repeated_or_foreign_shards_and_marks_missing_ones() {
+        let shard = |i: u32, n: u32| Report {
+            shards: vec![[i, n]],
+            stopped: "done".into(),
+            bugs: vec![bug("a", 5, 1, Some(i as u64))],
+            ..Report::default()
+        };
+        let e = merge(&[shard(0, 3), shard(0, 3)]).unwrap_err();
+        assert_eq!(e.exit_code(), 31);
+        assert!(e.to_string().contains("given twice"), "{e}");
+        assert!(merge(&[shard(0, 3), shard(1, 2)]).is_err());
+        assert_eq!(
+            merge(&[shard(0, 3), shard(2, 3)]).unwrap().stopped,
+            "incomplete"
+        );
+        assert_eq!(
+            merge(&[shard(0, 3), shard(1, 3), shard(2, 3)])
+                .unwrap()
+                .stopped,
+            "done"
+        );
+    }
+
+    #[test]
+    fn merge_shows_the_timeline_of_the_run_it_names() {
+        // Shard 0 confirmed first (index 0) but shard 1 has the only harmful run: the merged
+        // bug names shard 1's harmful run, so it shows shard 1's timeline.
+        let mark = |op: &str| Mark {
+            op: op.into(),
+            ..Mark::default()
+        };
+        let mut a = bug("a", 5, 2, Some(0));
+        a.timeline = vec![mark("from shard 0")];
+        let mut b = bug("a", 5, 2, Some(7));
+        b.attempts[0].harmful = 1;
+        b.first_harmful = b.first_confirmed.clone();
+        b.timeline = vec![mark("from shard 1")];
+        let report = |i: u32, bug: Bug| Report {
+            shards: vec![[i, 2]],
+            stopped: "done".into(),
+            bugs: vec![bug],
+            ..Report::default()
+        };
+        let m = merge(&[report(0, a), report(1, b)]).unwrap();
+        assert_eq!(m.bugs[0].first_confirmed.as_ref().unwrap().index, 0);
+        assert_eq!(m.bugs[0].first_harmful.as_ref().unwrap().index, 7);
+        assert_eq!(m.bugs[0].timeline, vec![mark("from shard 1")]);
     }
 
     #[test]

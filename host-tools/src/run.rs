@@ -292,7 +292,9 @@ impl RunOutcome {
             Ending {
                 exit_code,
                 timed_out: timed_out || lost,
-                error: decoded.error,
+                // A board lost in the middle of a frame leaves a partial one: the run is
+                // marked lost, not the stream corrupt.
+                error: if lost { None } else { decoded.error },
                 frames: decoded.frames,
             },
         );
@@ -438,9 +440,47 @@ impl RunOutcome {
     /// hand-off, also: the happens-before detector finds the targeted race (any race when
     /// untargeted) in the trace (full trace level needed).
     pub fn confirmed(&self) -> bool {
-        self.events.iter().any(is_finding)
+        self.events.iter().any(|e| self.is_targeted_finding(e))
             || (self.config.strategy == jostle_kernel::config::StrategyId::DrFinder
                 && self.happened_race())
+    }
+
+    /// Is `ev` a finding about this run's target? The kernel reports `RealRace` and
+    /// `AtomicityViolation` only for targeted breakpoints, but a deadlock whatever the
+    /// strategy: it confirms a targeted cycle only when every blocked acquire is one of the
+    /// cycle's (a race-targeted run that deadlocks elsewhere confirms nothing). An
+    /// untargeted run counts any finding.
+    pub fn is_targeted_finding(&self, ev: &Event) -> bool {
+        use jostle_kernel::targets::{role, role_of};
+        let bps = &self.config.breakpoints;
+        match *ev {
+            Event::RealRace { .. } | Event::AtomicityViolation { .. } => true,
+            Event::DeadlockConfirmed { .. } if bps.is_empty() => true,
+            Event::DeadlockConfirmed { .. } => {
+                let acquires: Vec<u32> = bps
+                    .iter()
+                    .filter(|b| role_of(b.aux) == role::ACQUIRE)
+                    .map(|b| b.site)
+                    .collect();
+                !acquires.is_empty()
+                    && self.events.iter().all(|e| match *e {
+                        Event::DeadlockConfirmed { s, .. } => acquires.contains(&s),
+                        _ => true,
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// Digest of this run's interleaving: FNV-1a 64 over each executed step's task,
+    /// operation and `file:line:col` (so a rebuild that keeps the sources gives the same).
+    pub fn schedule_digest(&self) -> String {
+        let mut text = String::new();
+        for e in self.events.iter().filter(|e| is_step(e)) {
+            let site = e.site().map(|s| self.site_text(s)).unwrap_or_default();
+            text += &format!("{} {} {site}\n", e.task().unwrap_or(0), operation(e));
+        }
+        format!("{:016x}", jostle_checker::fnv1a64(text.as_bytes()))
     }
 
     /// Does the happens-before detector find, in this run's trace, the race the run targets
@@ -457,7 +497,7 @@ impl RunOutcome {
     /// Did a failure (panic, stack overflow, fault) follow a confirmation? Such a bug is
     /// harmful; a confirmed bug the run survives may be benign.
     pub fn harmful(&self) -> bool {
-        let Some(first) = self.events.iter().position(is_finding) else {
+        let Some(first) = self.events.iter().position(|e| self.is_targeted_finding(e)) else {
             return false;
         };
         self.events[first..].iter().any(|e| {
@@ -617,4 +657,71 @@ pub fn describe(ev: &Event, site_text: impl Fn(u32) -> String) -> String {
         _ => String::new(),
     };
     format!("{}{operands}", operation(ev))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jostle_kernel::config::Breakpoint;
+    use jostle_kernel::targets::{aux, role};
+
+    fn run(breakpoints: &[Breakpoint], events: Vec<Event>) -> RunOutcome {
+        RunOutcome {
+            port: Port::Host,
+            config: Config {
+                breakpoints: heapless::Vec::from_slice(breakpoints).unwrap(),
+                ..Config::default()
+            },
+            events,
+            sites: Sites::default(),
+            logs: Vec::new(),
+            outcome: Some(Outcome::Verdict(Verdict::Deadlock)),
+            steps: 0,
+            panic: None,
+            exit_code: Some(12),
+            error: None,
+            frames: 0,
+        }
+    }
+
+    #[test]
+    fn a_deadlock_confirms_only_the_cycle_it_closes() {
+        let deadlock = |s| Event::DeadlockConfirmed {
+            t: 1,
+            s,
+            l: 7,
+            holder: 2,
+        };
+        let race = [
+            Breakpoint {
+                site: 10,
+                aux: aux(role::RACE, 0),
+            },
+            Breakpoint {
+                site: 11,
+                aux: aux(role::RACE, 1),
+            },
+        ];
+        let cycle = [
+            Breakpoint {
+                site: 20,
+                aux: aux(role::ACQUIRE, 0),
+            },
+            Breakpoint {
+                site: 21,
+                aux: aux(role::ACQUIRE, 1),
+            },
+        ];
+        // A run aimed at a race that deadlocks: the race is not confirmed, nor harmful.
+        let r = run(&race, vec![deadlock(20), deadlock(21)]);
+        assert!(!r.confirmed() && !r.harmful());
+        // Aimed at the cycle: confirmed (and harmful: the run deadlocked).
+        let r = run(&cycle, vec![deadlock(20), deadlock(21)]);
+        assert!(r.confirmed() && r.harmful());
+        // Another cycle (an acquire that is not the target's) confirms nothing.
+        let r = run(&cycle, vec![deadlock(20), deadlock(30)]);
+        assert!(!r.confirmed());
+        // Untargeted: any finding counts.
+        assert!(run(&[], vec![deadlock(30)]).confirmed());
+    }
 }

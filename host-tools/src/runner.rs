@@ -23,7 +23,7 @@ impl Runner {
     /// A runner for the firmware at `path` (`host`: a host-port executable), each run
     /// limited to `timeout` seconds.
     pub fn new(path: PathBuf, host: bool, timeout: f64) -> Result<Runner, JostleError> {
-        let timeout = Duration::from_secs_f64(timeout.max(0.001));
+        let timeout = Duration::from_secs_f64(timeout.clamp(0.001, 1e9));
         Ok(if host {
             Runner::Host(path, timeout)
         } else {
@@ -43,7 +43,7 @@ impl Runner {
         timeout: f64,
     ) -> Result<Runner, JostleError> {
         let fw = Firmware::load(&path)?;
-        let timeout = Duration::from_secs_f64(timeout.max(0.001));
+        let timeout = Duration::from_secs_f64(timeout.clamp(0.001, 1e9));
         Ok(Runner::Probe(Box::new(crate::probe::ProbeTarget::open(
             fw, chip, selector, timeout,
         )?)))

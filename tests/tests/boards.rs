@@ -133,14 +133,27 @@ fn a_recorded_rtt_stream_decodes_to_the_same_run_as_semihosting() {
             truncated.error.is_some(),
             "seed {seed}: a cut stream was accepted"
         );
+        // The same cut from a board that stopped answering: the run is marked lost (the
+        // campaign goes on), not the stream corrupt.
+        let lost = RunOutcome::from_rtt(&rtt_fw, Config::default(), cut, false, true);
+        assert!(lost.error.is_none(), "seed {seed}: {:?}", lost.error);
+        assert_eq!(
+            lost.outcome,
+            Some(jostle_host_tools::run::Outcome::TargetLost),
+            "seed {seed}"
+        );
     }
     assert!(verdicts.len() > 1, "{verdicts:?}");
 }
 
 #[test]
 fn the_probe_backend_without_a_probe_says_so_with_its_exit_code() {
-    let elf = elf("rf_fig2");
+    // An image with an RTT control block, as the board crates link (defmt-rtt).
+    let elf = rtt_elf("af_fig1");
     let fw = elf.to_str().unwrap();
+    // A semihosting image: refused before any probe is looked for, since nothing could be
+    // read from it over RTT.
+    let semihosting = common::elf("af_fig1");
     let cases: &[(&[&str], i32, &str)] = &[
         (
             &["run", fw, "--probe", "--chip", "nRF52840_xxAA"],
@@ -187,6 +200,17 @@ fn the_probe_backend_without_a_probe_says_so_with_its_exit_code() {
             "expected VID:PID",
         ),
         (&["run", fw, "--probe"], 2, "--chip"),
+        (
+            &[
+                "run",
+                semihosting.to_str().unwrap(),
+                "--probe",
+                "--chip",
+                "nRF52840_xxAA",
+            ],
+            37,
+            "has no _SEGGER_RTT symbol",
+        ),
     ];
     for (args, code, text) in cases {
         let out = std::process::Command::new(jostle())
@@ -199,5 +223,48 @@ fn the_probe_backend_without_a_probe_says_so_with_its_exit_code() {
         if *code != 2 {
             assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
         }
+    }
+}
+
+#[test]
+fn every_board_embed_toml_is_what_cargo_embed_reads() {
+    // The `[default.rtt]` keys cargo-embed (probe-rs-tools 0.2x-0.3x) accepts: it refuses
+    // unknown ones, e.g. the old `channels` list.
+    const RTT_KEYS: &[&str] = &[
+        "enabled",
+        "timeout",
+        "log_enabled",
+        "log_path",
+        "up_mode",
+        "up_channels",
+        "down_channels",
+        "tabs",
+    ];
+    for board in ["nrf52840", "stm32f411", "rp2040"] {
+        let path = workspace().join("board").join(board).join("Embed.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{board}: {e}"));
+        let default = doc["default"].as_table().unwrap();
+        let chip = default["general"]["chip"].as_str().unwrap();
+        assert!(
+            jostle_host_tools::probe::chip(chip).is_ok(),
+            "{board}: probe-rs does not know chip {chip}"
+        );
+        let rtt = default["rtt"].as_table().unwrap();
+        assert_eq!(rtt["enabled"].as_bool(), Some(true), "{board}");
+        for key in rtt.keys() {
+            assert!(
+                RTT_KEYS.contains(&key.as_str()),
+                "{board}: [default.rtt] {key}"
+            );
+        }
+        let up = rtt["up_channels"].as_array().unwrap();
+        let ch0 = up
+            .iter()
+            .find(|c| c["channel"].as_integer() == Some(0))
+            .unwrap_or_else(|| panic!("{board}: no up channel 0"));
+        assert_eq!(ch0["format"].as_str(), Some("Defmt"), "{board}");
+        // Blocking: defmt-rtt's default drops what does not fit, cutting a full trace.
+        assert_eq!(ch0["mode"].as_str(), Some("BlockIfFull"), "{board}");
     }
 }

@@ -226,6 +226,30 @@ fn figure_1_confirms_z_and_not_the_false_race_on_x() {
             assert!(a["panics"].get("ERROR2").is_none(), "{a:#}");
         }
     }
+    // The replay is checked event for event: a report whose recorded interleaving differs
+    // from what the run gives is refused (exit 32), not passed because the bug happened.
+    let id = z["id"].as_str().unwrap().to_owned();
+    let recorded = z["first_harmful"]["schedule"]
+        .as_str()
+        .expect("schedule digest");
+    assert_eq!(recorded.len(), 16);
+    let path = dir.path().join("jostle-report/report.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace(recorded, "0123456789abcdef")).unwrap();
+    let out = jostle_in(
+        dir.path(),
+        &[
+            "replay",
+            elf.to_str().unwrap(),
+            "--report",
+            "jostle-report",
+            "--bug",
+            &id,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(32), "{err}");
+    assert!(err.contains("interleaving differs"), "{err}");
 }
 
 #[test]
@@ -251,9 +275,8 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let fw = elf.to_str().unwrap();
-    // 160 runs per candidate: both shards get blocks of Phase II runs.
-    let per = ["--runs-per-candidate", "160"];
-    jostle_in(d, &["campaign", fw, per[0], per[1], "--report", "all"]);
+    // The default runs per candidate: every shard gets its share of Phase II.
+    jostle_in(d, &["campaign", fw, "--report", "all"]);
     for i in 0..2 {
         let shard = format!("{i}/2");
         let out = jostle_in(
@@ -261,8 +284,6 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
             &[
                 "campaign",
                 fw,
-                per[0],
-                per[1],
                 "--shard",
                 &shard,
                 "--report",
@@ -270,7 +291,14 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
             ],
         );
         assert!(out.status.code().is_some());
+        let s = report(&d.join(format!("s{i}")));
+        assert!(s["runs"]["phase2"].as_u64() > Some(0), "shard {i}: {s:#}");
     }
+    let phase2 = |dir: &str| report(&d.join(dir))["runs"]["phase2"].as_u64().unwrap();
+    assert_eq!(phase2("s0") + phase2("s1"), phase2("all"));
+    // A shard given twice would count its runs twice: refused.
+    let out = jostle_in(d, &["merge", "s0", "s0", "--report", "twice"]);
+    assert_eq!(out.status.code(), Some(31), "{out:?}");
     let out = jostle_in(d, &["merge", "s0", "s1", "--report", "merged"]);
     assert_eq!(out.status.code(), Some(40), "a harmful bug: {out:?}");
     let (mut all, mut merged) = (report(&d.join("all")), report(&d.join("merged")));
@@ -284,13 +312,20 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
     }
     let text = |r: &Value, dir: &str| r.to_string().replace(&format!("--report {dir} "), "");
     assert_eq!(text(&all, "all"), text(&merged, "merged"));
-    assert_eq!(bugs(&all)[0]["runs"].as_u64(), Some(160));
-    // A run budget stops at exactly that many runs.
+    assert_eq!(bugs(&all)[0]["runs"].as_u64(), Some(50));
+    // A run budget stops at exactly that many runs, and still shows its confirmed bugs'
+    // timelines.
     jostle_in(d, &["campaign", fw, "--budget", "23", "--report", "budget"]);
     let b = report(&d.join("budget"));
     assert_eq!(b["stopped"], "budget");
     let runs = b["runs"]["phase1"].as_u64().unwrap() + b["runs"]["phase2"].as_u64().unwrap();
     assert_eq!(runs, 23);
+    let confirmed = bugs(&b)
+        .iter()
+        .filter(|x| x["confirmed"].as_u64() > Some(0))
+        .count();
+    assert!(confirmed > 0, "{b:#}");
+    assert_eq!(html_timelines(&d.join("budget")), confirmed);
 }
 
 #[cfg(unix)]
