@@ -258,7 +258,7 @@ impl<'r> Campaign<'r> {
         let mut exhausted = false;
         for round in 1..=self.settings.max_rounds {
             if self.halted() {
-                return Ok(());
+                break;
             }
             self.set_phase(&format!("phase II round {round}"));
             // Each candidate with the strategy of its kind.
@@ -273,7 +273,7 @@ impl<'r> Campaign<'r> {
             // may-trigger relations exist (a race hidden behind a lock hand-off). Decided on
             // the first run, which every shard makes, so that shards try the same chains.
             if self.halted() {
-                return Ok(());
+                break;
             }
             let has_relations = !self.prediction.relations.is_empty();
             let unconfirmed: BTreeSet<String> = self

@@ -267,6 +267,14 @@ fn attach(target: Target, selector: &str) -> Result<Session, JostleError> {
         })?;
         lister.list(Some(&sel))
     };
+    if selector.is_empty() && probes.len() > 1 {
+        let names: Vec<String> = probes.iter().map(|p| p.to_string()).collect();
+        return Err(JostleError::Usage(format!(
+            "{} probes are connected ({}): choose one with --probe VID:PID[:SERIAL]",
+            probes.len(),
+            names.join("; ")
+        )));
+    }
     let Some(info) = probes.first() else {
         let which = if selector.is_empty() {
             String::new()
