@@ -39,18 +39,17 @@ pub struct ProbeTarget {
     pub timeout: Duration,
     target: Target,
     selector: String,
-    /// The attached session; `None` after the board stopped answering (attach again).
-    session: Mutex<Option<Session>>,
+    link: Mutex<Link>,
     /// The RTT control block (`_SEGGER_RTT`) in RAM.
     rtt_at: u64,
     /// `main`: startup (RAM initialised, the RTT control block included) is done there.
     main_at: u64,
-    health: Mutex<Health>,
 }
 
-/// What the runs so far say about the link to the board.
-#[derive(Default)]
-struct Health {
+/// The link to the board, and what the runs so far say about it.
+struct Link {
+    /// The attached session; `None` after the board stopped answering (attach again).
+    session: Option<Session>,
     /// A run completed: later RTT or attach failures are the board's, not the firmware's.
     ran: bool,
     /// Runs lost in a row.
@@ -92,39 +91,42 @@ impl ProbeTarget {
             timeout,
             target,
             selector: selector.to_owned(),
-            session: Mutex::new(Some(session)),
+            link: Mutex::new(Link {
+                session: Some(session),
+                ran: false,
+                lost: 0,
+            }),
             rtt_at,
             main_at,
-            health: Mutex::new(Health::default()),
         })
     }
 
     /// One run under `config`. A run the board does not finish is marked `target_lost`;
     /// after [`LOST_IN_A_ROW`] such runs, the board is taken as gone (an error).
     pub fn run(&self, config: Config) -> Result<RunOutcome, JostleError> {
-        let mut slot = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
+        let mut link = self.link.lock().unwrap_or_else(|p| p.into_inner());
+        if link.session.is_none() {
             // Attach again: the board may have been reset or power-cycled meanwhile.
-            *slot = attach(self.target.clone(), &self.selector).ok();
+            link.session = attach(self.target.clone(), &self.selector).ok();
         }
-        let result = match slot.as_mut() {
-            Some(session) => self.run_on(session, &config, health.ran),
+        let ran = link.ran;
+        let result = match link.session.as_mut() {
+            Some(session) => self.run_on(session, &config, ran),
             None => Err(Failure::Lost),
         };
         match result {
             Ok((bytes, timed_out)) => {
-                *health = Health { ran: true, lost: 0 };
+                (link.ran, link.lost) = (true, 0);
                 Ok(RunOutcome::from_rtt(
                     &self.fw, config, &bytes, timed_out, false,
                 ))
             }
             Err(Failure::Error(e)) => Err(e),
             Err(Failure::Lost) => {
-                *slot = None;
-                health.lost += 1;
-                if health.lost >= LOST_IN_A_ROW {
-                    return Err(JostleError::TargetGone(health.lost));
+                link.session = None;
+                link.lost += 1;
+                if link.lost >= LOST_IN_A_ROW {
+                    return Err(JostleError::TargetGone(link.lost));
                 }
                 Ok(RunOutcome::from_rtt(&self.fw, config, &[], false, true))
             }
@@ -209,8 +211,9 @@ impl ProbeTarget {
                 self.fw.path.display()
             ))
         })?;
-        let mut slot = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        let session = slot
+        let mut link = self.link.lock().unwrap_or_else(|p| p.into_inner());
+        let session = link
+            .session
             .as_mut()
             .ok_or_else(|| JostleError::ProbeAttach("the board stopped answering".into()))?;
         let mut loader = session.target().flash_loader();

@@ -457,16 +457,14 @@ impl RunOutcome {
             Event::RealRace { .. } | Event::AtomicityViolation { .. } => true,
             Event::DeadlockConfirmed { .. } if bps.is_empty() => true,
             Event::DeadlockConfirmed { .. } => {
-                let acquires: Vec<u32> = bps
-                    .iter()
-                    .filter(|b| role_of(b.aux) == role::ACQUIRE)
-                    .map(|b| b.site)
-                    .collect();
-                !acquires.is_empty()
-                    && self.events.iter().all(|e| match *e {
-                        Event::DeadlockConfirmed { s, .. } => acquires.contains(&s),
-                        _ => true,
-                    })
+                let acquire = |s: u32| {
+                    bps.iter()
+                        .any(|b| role_of(b.aux) == role::ACQUIRE && b.site == s)
+                };
+                self.events.iter().all(|e| match *e {
+                    Event::DeadlockConfirmed { s, .. } => acquire(s),
+                    _ => true,
+                })
             }
             _ => false,
         }

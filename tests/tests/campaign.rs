@@ -23,6 +23,21 @@ fn report(dir: &Path) -> Value {
     serde_json::from_str(&text).expect("report.json is JSON")
 }
 
+/// `jostle replay ELF --report jostle-report --bug ID` in `dir`.
+fn replay_bug(dir: &Path, elf: &Path, id: &str) -> Output {
+    jostle_in(
+        dir,
+        &[
+            "replay",
+            elf.to_str().unwrap(),
+            "--report",
+            "jostle-report",
+            "--bug",
+            id,
+        ],
+    )
+}
+
 fn bugs(r: &Value) -> &Vec<Value> {
     r["bugs"].as_array().expect("bugs")
 }
@@ -175,17 +190,7 @@ fn every_example_gives_exactly_its_known_bugs_and_each_replays() {
         );
         for bug in confirmed {
             let id = bug["id"].as_str().unwrap();
-            let out = jostle_in(
-                dir.path(),
-                &[
-                    "replay",
-                    elf.to_str().unwrap(),
-                    "--report",
-                    "jostle-report",
-                    "--bug",
-                    id,
-                ],
-            );
+            let out = replay_bug(dir.path(), &elf, id);
             let text = String::from_utf8_lossy(&out.stdout);
             assert!(
                 text.contains(&format!(
@@ -236,17 +241,7 @@ fn figure_1_confirms_z_and_not_the_false_race_on_x() {
     let path = dir.path().join("jostle-report/report.json");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replace(recorded, "0123456789abcdef")).unwrap();
-    let out = jostle_in(
-        dir.path(),
-        &[
-            "replay",
-            elf.to_str().unwrap(),
-            "--report",
-            "jostle-report",
-            "--bug",
-            &id,
-        ],
-    );
+    let out = replay_bug(dir.path(), &elf, &id);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(32), "{err}");
     assert!(err.contains("interleaving differs"), "{err}");
