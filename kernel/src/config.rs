@@ -29,6 +29,8 @@
 //! refused as a whole ([`Rejection`]): the firmware never runs with a half-valid block.
 
 use crate::event::TraceLevel;
+pub use crate::strategy::StrategyId;
+pub use crate::targets::{Breakpoint, MAX_BREAKPOINTS};
 
 /// `"JSTL"` read as a little-endian u32.
 pub const MAGIC: u32 = 0x4C54_534A;
@@ -36,60 +38,12 @@ pub const MAGIC: u32 = 0x4C54_534A;
 pub const VERSION: u16 = 2;
 /// Maximum firmware arguments (`--arg`).
 pub const MAX_ARGS: usize = 8;
-/// Maximum breakpoint entries.
-pub const MAX_BREAKPOINTS: usize = 16;
 /// Bytes in an encoded block.
 pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 4;
 /// Step limit used when no block is present.
 pub const DEFAULT_STEP_LIMIT: u32 = 100_000;
 /// Livelock bound used when no block is present.
 pub const DEFAULT_LIVELOCK_BOUND: u32 = 1_000;
-
-/// Which strategy schedules the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-#[repr(u8)]
-pub enum StrategyId {
-    /// Uniform over enabled tasks (atomfuzzer-fse08 Algorithm 1, SimpleFuzzer).
-    Random = 0,
-    /// RaceFuzzer: breakpoints are the racing pair's sites.
-    Race = 1,
-    /// AtomFuzzer: `params[0]` is the pause probability q in units of 1/65536 (0: 0.5);
-    /// breakpoints (optional) name the block and re-acquire sites.
-    Atom = 2,
-    /// DeadlockFuzzer: breakpoints are the cycle's acquire and context sites.
-    Deadlock = 3,
-    /// DrFinder: breakpoints are may-trigger relations (frame site, lock class).
-    DrFinder = 4,
-    /// PCT: `params[0]` is the depth d (0: 3), `params[1]` the step bound k (0: 1000).
-    Pct = 5,
-}
-
-impl StrategyId {
-    /// Decodes the block's strategy byte.
-    pub fn from_u8(v: u8) -> Option<Self> {
-        match v {
-            0 => Some(Self::Random),
-            1 => Some(Self::Race),
-            2 => Some(Self::Atom),
-            3 => Some(Self::Deadlock),
-            4 => Some(Self::DrFinder),
-            5 => Some(Self::Pct),
-            _ => None,
-        }
-    }
-}
-
-/// One breakpoint: a site (and an auxiliary word whose meaning depends on the strategy).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Breakpoint {
-    /// The site id (device: address of the `Location`).
-    pub site: u32,
-    /// Strategy-specific (e.g. a lock class).
-    pub aux: u32,
-}
 
 /// The decoded configuration of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -248,8 +248,10 @@ events! {
     /// Task `t` overflowed its stack of `size` bytes (its canary was overwritten); `depth`
     /// is how deep the stack was when the kernel noticed.
     StackOverflow [Results] "J stack-overflow t={=u8} depth={=u32} size={=u32}" { t: u8, depth: u32, size: u32 },
-    /// The CPU took a HardFault while task `t` ran, at `pc`.
-    HardFault [Results] "J hardfault t={=u8} pc={=u32} lr={=u32}" { t: u8, pc: u32, lr: u32 },
+    /// The CPU took a HardFault while task `t` ran, at `pc` (0 when the exception frame was
+    /// not on the task's stack), with the fault status registers as read (the host decodes
+    /// them; ARMv6-M has none and sends 0).
+    HardFault [Results] "J hardfault t={=u8} pc={=u32} lr={=u32} xpsr={=u32} cfsr={=u32} hfsr={=u32} mmfar={=u32} bfar={=u32}" { t: u8, pc: u32, lr: u32, xpsr: u32, cfsr: u32, hfsr: u32, mmfar: u32, bfar: u32 },
     /// The configuration block was refused (`reason`, see `config::Rejection`).
     ConfigRejected [Results] "J config-rejected reason={=u8}" { reason: u8 },
     /// The run ended with `verdict` (see `Verdict`) after `steps` scheduling steps.

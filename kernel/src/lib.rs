@@ -2,13 +2,24 @@
 #![cfg_attr(not(any(test, feature = "std")), no_std)]
 #![warn(missing_docs)]
 
-pub mod config;
+// Layers, bottom up; a module imports only from the layers below it (checked by
+// `tests/layers.rs`): event, rng, site, task, op → targets → strategy → config → sched →
+// api, port.
 pub mod event;
 pub mod rng;
-pub mod sched;
 pub mod site;
-pub mod strategy;
+pub mod stack;
+pub mod task;
+
+pub mod op;
+
 pub mod targets;
+
+pub mod strategy;
+
+pub mod config;
+
+pub mod sched;
 
 #[cfg(any(feature = "cortex-m", feature = "host"))]
 mod api;
@@ -20,4 +31,5 @@ pub mod port;
 
 pub use config::Config;
 pub use event::{Event, EventKind, TraceLevel, Verdict};
-pub use sched::{MAX_TASKS, TaskId};
+pub use op::Op;
+pub use task::{MAX_TASKS, TaskId, TaskSet};

@@ -9,9 +9,22 @@
 //! operation makes real, whatever the strategy (so Random and PCT runs are measured the
 //! same way as the active ones).
 
-use crate::config::{Breakpoint, MAX_BREAKPOINTS};
 use crate::event::Event;
-use crate::sched::{MAX_TASKS, Op, Slot, TaskId, TaskSet};
+use crate::op::{Op, Slot};
+use crate::task::{MAX_TASKS, TaskId, TaskSet};
+
+/// Maximum breakpoint entries in a configuration block.
+pub const MAX_BREAKPOINTS: usize = 16;
+
+/// One breakpoint: a site (and an auxiliary word whose meaning depends on the strategy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Breakpoint {
+    /// The site id (device: address of the `Location`).
+    pub site: u32,
+    /// Strategy-specific (e.g. a lock class).
+    pub aux: u32,
+}
 
 /// Roles of a breakpoint (top byte of `aux`).
 pub mod role {
@@ -301,7 +314,7 @@ impl Targets {
     ) -> TaskSet {
         let mut done = TaskSet::EMPTY;
         if self.is_race_site(op) {
-            let stopped = TaskSet::stopped(slots);
+            let stopped = Slot::stopped(slots);
             for u in self.racing(t, op, slots, stopped).iter() {
                 let (Some((s, a, _)), Some((s2, _, _))) =
                     (access(op), slots[u as usize].pending().and_then(access))

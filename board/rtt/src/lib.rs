@@ -49,7 +49,8 @@ fn panic(info: &PanicInfo) -> ! {
     jostle_kernel::port::report_panic(info, exit)
 }
 
-#[cortex_m_rt::exception(trampoline = false)]
-unsafe fn HardFault() -> ! {
-    jostle_kernel::port::report_hard_fault(exit)
-}
+// The kernel's handler: it reads the frame only where the evidence says it is valid.
+jostle_kernel::hard_fault_handler!(exit);
+
+// The vector table, startup code and linker script (nothing else names the crate).
+use cortex_m_rt as _;

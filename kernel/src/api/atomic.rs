@@ -1,6 +1,6 @@
 use super::caller_site;
+use crate::op::Op;
 use crate::port;
-use crate::sched::Op;
 
 /// Runs `f` as an atomic block (the `atomic { … }` of atomfuzzer-fse08): entry and exit are
 /// scheduling points and events; the block's intended atomicity is what AtomFuzzer checks.

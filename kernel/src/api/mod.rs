@@ -7,11 +7,12 @@ mod shared;
 mod signal;
 mod task;
 
+pub use crate::stack::Stack;
 pub use atomic::{AtomicBlock, atomic};
 pub use mutex::{Mutex, MutexGuard};
 pub use shared::Shared;
 pub use signal::Signal;
-pub use task::{JoinHandle, Stack, arg, arg_or, current_task, frame, spawn, yield_now};
+pub use task::{JoinHandle, arg, arg_or, current_task, frame, spawn, yield_now};
 
 use crate::port;
 

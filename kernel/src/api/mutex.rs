@@ -1,6 +1,6 @@
 use super::caller_site;
+use crate::op::Op;
 use crate::port;
-use crate::sched::Op;
 use core::cell::UnsafeCell;
 use core::ops::{Deref, DerefMut};
 

@@ -1,6 +1,6 @@
 use super::caller_site;
+use crate::op::Op;
 use crate::port;
-use crate::sched::Op;
 
 /// A counting signal: `signal` sends (SND), `wait` blocks until one is pending and receives
 /// it (RCV). Each send happens-before the receive that consumes it.

@@ -1,38 +1,8 @@
 use super::caller_site;
+use crate::op::Op;
 use crate::port;
-use crate::sched::{Op, TaskId};
-use core::cell::UnsafeCell;
-
-/// A task's statically allocated stack of `BYTES` bytes (8-byte aligned). The lowest words
-/// hold a canary that the kernel checks at every scheduling point of the task.
-/// The host port runs tasks on OS threads and leaves this memory unused.
-#[repr(C, align(8))]
-pub struct Stack<const BYTES: usize> {
-    mem: UnsafeCell<[u8; BYTES]>,
-}
-
-// SAFETY: a stack is handed to one task at a time by `spawn`, which refuses a stack in use.
-unsafe impl<const BYTES: usize> Sync for Stack<BYTES> {}
-
-impl<const BYTES: usize> Default for Stack<BYTES> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const BYTES: usize> Stack<BYTES> {
-    /// A zeroed stack (placed in `.bss`).
-    pub const fn new() -> Self {
-        Stack {
-            mem: UnsafeCell::new([0; BYTES]),
-        }
-    }
-
-    /// Lowest address and size in bytes.
-    pub(crate) fn region(&'static self) -> (*mut u8, usize) {
-        (self.mem.get() as *mut u8, BYTES)
-    }
-}
+use crate::stack::Stack;
+use crate::task::TaskId;
 
 /// A spawned task, to be joined.
 #[must_use = "a task should be joined"]

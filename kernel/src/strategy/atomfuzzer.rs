@@ -4,10 +4,11 @@
 //! violation and lets the paused task go).
 
 use super::{Check, Strategy, View};
+use crate::op::Op;
 use crate::rng::SchedRng;
-use crate::sched::{Op, TaskId};
+use crate::task::TaskId;
 
-/// q = 1 in the fixed-point unit of [`AtomFuzzer::new`].
+/// q = 1 in the fixed-point unit of [`AtomFuzzer::with_q`].
 pub const Q_ONE: u32 = 1 << 16;
 
 /// The AtomFuzzer strategy.
@@ -19,7 +20,7 @@ pub struct AtomFuzzer {
 
 impl AtomFuzzer {
     /// With pause probability `q / 65536`; 0 means the paper's default, 0.5.
-    pub fn new(q: u32) -> Self {
+    pub fn with_q(q: u32) -> Self {
         AtomFuzzer {
             q: if q == 0 { Q_ONE / 2 } else { q.min(Q_ONE) },
         }
@@ -27,6 +28,13 @@ impl AtomFuzzer {
 }
 
 impl Strategy for AtomFuzzer {
+    const AIMS_AT_EVERY_BLOCK: bool = true;
+
+    /// `params[0]`: q (see [`AtomFuzzer::with_q`]).
+    fn new(params: [u32; 4], _rng: &mut SchedRng) -> Self {
+        Self::with_q(params[0])
+    }
+
     fn checks(&self, op: &Op) -> bool {
         super::is_acquire(op)
     }

@@ -6,9 +6,10 @@
 //! `DeadlockConfirmed` with the cycle.
 
 use super::{Check, Strategy, View};
+use crate::op::Op;
 use crate::rng::SchedRng;
-use crate::sched::{Op, TaskId};
 use crate::targets::{role, role_of};
+use crate::task::TaskId;
 
 /// The DeadlockFuzzer strategy; its cycle is the run's [`role::ACQUIRE`] and
 /// [`role::CONTEXT`] breakpoints (component index in the low byte of `aux`).
@@ -16,6 +17,12 @@ use crate::targets::{role, role_of};
 pub struct DeadlockFuzzer;
 
 impl Strategy for DeadlockFuzzer {
+    const TRACKS: bool = true;
+
+    fn new(_params: [u32; 4], _rng: &mut SchedRng) -> Self {
+        DeadlockFuzzer
+    }
+
     fn checks(&self, op: &Op) -> bool {
         super::is_acquire(op)
     }

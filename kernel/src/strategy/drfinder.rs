@@ -7,9 +7,10 @@
 //! `lockAcquired` is [`Strategy::analyze`], the escort is [`Strategy::pick`]'s priority.
 
 use super::{Check, Strategy, View};
+use crate::op::{Op, Slot};
 use crate::rng::SchedRng;
-use crate::sched::{Op, Slot, TaskId, TaskSet};
 use crate::targets::{role, role_of};
+use crate::task::{TaskId, TaskSet};
 
 /// An escort in progress: `escorted` must acquire a lock of `class` before `requester`.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +52,22 @@ impl DrFinder {
 }
 
 impl Strategy for DrFinder {
+    const ANALYZES: bool = true;
+    const TRACKS: bool = true;
+
+    fn new(_params: [u32; 4], _rng: &mut SchedRng) -> Self {
+        DrFinder::default()
+    }
+
+    #[inline(always)]
+    fn lean_pick(&mut self, enabled: TaskSet, rng: &mut SchedRng) -> Option<TaskId> {
+        if self.escorting() {
+            None
+        } else {
+            Some(super::uniform(enabled, rng))
+        }
+    }
+
     fn checks(&self, op: &Op) -> bool {
         super::is_acquire(op)
     }
@@ -83,7 +100,7 @@ impl Strategy for DrFinder {
         }
         // schedule(), lines 33–39: the tasks whose current frame may trigger class `c`.
         let mut triggering = TaskSet::EMPTY;
-        for u in TaskSet::stopped(view.slots).iter() {
+        for u in Slot::stopped(view.slots).iter() {
             if u != t && Self::may_trigger(view, u, c) {
                 triggering.insert(u);
             }

@@ -2,28 +2,33 @@
 //! set and the lock/block facts, never the CPU, so it decides the same way on every port.
 //!
 //! The loop that calls them is CalFuzzer's (calfuzzer-cav09 Algorithm 1, in
-//! [`crate::sched::Core::decide`]): pick a task among the enabled, not postponed ones
+//! [`crate::sched`]): pick a task among the enabled, not postponed ones
 //! ([`Strategy::pick`]); ask the strategy whether it executes now or is postponed
 //! ([`Strategy::check`]); after it executes, let the strategy learn from it
 //! ([`Strategy::analyze`]). Thrashing and the livelock bound are the loop's, not the
 //! strategies'.
+//!
+//! A new strategy is one file implementing [`Strategy`] plus one line in the registry at
+//! the bottom of this file, which gives it its configuration-block id and its name.
 
 mod atomfuzzer;
 mod deadlockfuzzer;
 mod drfinder;
 mod pct;
 mod racefuzzer;
+mod random;
 
 pub use atomfuzzer::{AtomFuzzer, Q_ONE};
 pub use deadlockfuzzer::DeadlockFuzzer;
 pub use drfinder::DrFinder;
 pub use pct::Pct;
 pub use racefuzzer::RaceFuzzer;
+pub use random::Random;
 
-use crate::config::{Config, StrategyId};
+use crate::op::{Op, Slot};
 use crate::rng::SchedRng;
-use crate::sched::{MAX_TASKS, Op, Slot, TaskId, TaskSet};
 use crate::targets::{Targets, Tracker};
+use crate::task::{MAX_TASKS, TaskId, TaskSet};
 
 /// What a strategy sees at one decision.
 pub struct View<'a> {
@@ -59,12 +64,28 @@ pub enum Check {
 }
 
 /// A task of `candidates` chosen uniformly (atomfuzzer-fse08 Algorithm 1, line 4).
+#[inline(always)]
 pub fn uniform(candidates: TaskSet, rng: &mut SchedRng) -> TaskId {
     candidates.nth(rng.below(candidates.len()))
 }
 
 /// A scheduling strategy.
 pub trait Strategy {
+    /// Does [`Strategy::analyze`] do anything? (The loop skips it otherwise.)
+    const ANALYZES: bool = false;
+    /// Does the strategy read the lock and block facts of [`View::tracker`]? (The kernel
+    /// keeps them up to date only then, or when a target needs them.)
+    const TRACKS: bool = false;
+    /// With no atomic block named by the breakpoints, does the strategy aim at every
+    /// block (AtomFuzzer)?
+    const AIMS_AT_EVERY_BLOCK: bool = false;
+
+    /// The strategy with the configuration block's `params` (their meaning is the
+    /// strategy's), drawing any initial randomness from `rng`.
+    fn new(params: [u32; 4], rng: &mut SchedRng) -> Self
+    where
+        Self: Sized;
+
     /// Picks one of `candidates` (enabled, not postponed; at least two). Default:
     /// [`uniform`].
     fn pick(&mut self, candidates: TaskSet, _view: &View<'_>, rng: &mut SchedRng) -> TaskId {
@@ -87,108 +108,159 @@ pub trait Strategy {
     fn analyze(&mut self, _t: TaskId, _op: &Op, _view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
         TaskSet::EMPTY
     }
+
+    /// The pick at a point where the strategy needs no [`View`] (the kernel's lean path:
+    /// a plain access or yield, nothing postponed or forced). Must equal what
+    /// [`Strategy::pick`] would choose there; `None` (before any draw) sends the point to the
+    /// general loop. Default: [`uniform`].
+    #[inline(always)]
+    fn lean_pick(&mut self, enabled: TaskSet, rng: &mut SchedRng) -> Option<TaskId> {
+        Some(uniform(enabled, rng))
+    }
+
+    /// What [`Strategy::analyze`] does after a plain access or yield by `t` (`step`: steps
+    /// executed so far), on the lean path. Default: nothing.
+    #[inline(always)]
+    fn lean_after(&mut self, _t: TaskId, _step: u32) {}
 }
-
-/// SimpleFuzzer (atomfuzzer-fse08 Algorithm 1): at each state, a task chosen uniformly at
-/// random among the enabled ones executes its next statement.
-#[derive(Clone, Debug, Default)]
-pub struct Random;
-
-impl Strategy for Random {}
 
 /// Is `op` a lock acquire (where AtomFuzzer, DeadlockFuzzer and DrFinder act)?
 pub(crate) fn is_acquire(op: &Op) -> bool {
     matches!(op, Op::Acquire { .. })
 }
 
-/// The strategy named by the configuration block (static dispatch, no heap).
-pub enum AnyStrategy {
-    /// See [`Random`].
-    Random(Random),
-    /// See [`RaceFuzzer`].
-    Race(RaceFuzzer),
-    /// See [`AtomFuzzer`].
-    Atom(AtomFuzzer),
-    /// See [`DeadlockFuzzer`].
-    Deadlock(DeadlockFuzzer),
-    /// See [`DrFinder`].
-    DrFinder(DrFinder),
-    /// See [`Pct`].
-    Pct(Pct),
+/// The registry: one line per strategy gives its configuration-block id, its variant and
+/// its name (the CLI's `--strategy` value and the reports' `strategy` field).
+macro_rules! registry {
+    ($( $(#[$doc:meta])* $id:literal $variant:ident $name:literal => $ty:ty, )*) => {
+        /// The strategy a configuration block names (its byte is the id).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+        #[repr(u8)]
+        pub enum StrategyId {
+            $( $(#[$doc])* $variant = $id, )*
+        }
+
+        impl StrategyId {
+            /// Every strategy, in id order.
+            pub const ALL: &'static [StrategyId] = &[$(StrategyId::$variant),*];
+
+            /// Decodes the block's strategy byte.
+            pub fn from_u8(v: u8) -> Option<Self> {
+                match v {
+                    $( $id => Some(StrategyId::$variant), )*
+                    _ => None,
+                }
+            }
+
+            /// The strategy's name (CLI and reports).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( StrategyId::$variant => $name, )*
+                }
+            }
+
+            /// The strategy called `name`.
+            pub fn from_name(name: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|s| s.name() == name)
+            }
+
+            /// See [`Strategy::ANALYZES`].
+            pub fn analyzes(self) -> bool {
+                match self {
+                    $( StrategyId::$variant => <$ty as Strategy>::ANALYZES, )*
+                }
+            }
+
+            /// See [`Strategy::TRACKS`].
+            pub fn tracks(self) -> bool {
+                match self {
+                    $( StrategyId::$variant => <$ty as Strategy>::TRACKS, )*
+                }
+            }
+
+            /// See [`Strategy::AIMS_AT_EVERY_BLOCK`].
+            pub fn aims_at_every_block(self) -> bool {
+                match self {
+                    $( StrategyId::$variant => <$ty as Strategy>::AIMS_AT_EVERY_BLOCK, )*
+                }
+            }
+        }
+
+        /// The strategy named by the configuration block (static dispatch, no heap).
+        #[allow(missing_docs)]
+        pub enum AnyStrategy {
+            $( $variant($ty), )*
+        }
+
+        impl AnyStrategy {
+            /// The strategy `id` with `params`.
+            pub fn new(id: StrategyId, params: [u32; 4], rng: &mut SchedRng) -> Self {
+                match id {
+                    $( StrategyId::$variant => AnyStrategy::$variant(<$ty>::new(params, rng)), )*
+                }
+            }
+
+            /// See [`Strategy::lean_pick`].
+            #[inline(always)]
+            pub fn lean_pick(&mut self, enabled: TaskSet, rng: &mut SchedRng) -> Option<TaskId> {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.lean_pick(enabled, rng), )*
+                }
+            }
+
+            /// See [`Strategy::lean_after`].
+            #[inline(always)]
+            pub fn lean_after(&mut self, t: TaskId, step: u32) {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.lean_after(t, step), )*
+                }
+            }
+
+            /// See [`Strategy::pick`].
+            pub fn pick(&mut self, candidates: TaskSet, view: &View<'_>, rng: &mut SchedRng) -> TaskId {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.pick(candidates, view, rng), )*
+                }
+            }
+
+            /// See [`Strategy::checks`].
+            pub fn checks(&self, op: &Op) -> bool {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.checks(op), )*
+                }
+            }
+
+            /// See [`Strategy::check`].
+            pub fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.check(t, op, view, rng), )*
+                }
+            }
+
+            /// See [`Strategy::analyze`].
+            pub fn analyze(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> TaskSet {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.analyze(t, op, view, rng), )*
+                }
+            }
+        }
+    };
 }
 
-impl AnyStrategy {
-    /// The strategy the configuration asks for.
-    pub fn from_config(config: &Config, rng: &mut SchedRng) -> Self {
-        match config.strategy {
-            StrategyId::Random => AnyStrategy::Random(Random),
-            StrategyId::Race => AnyStrategy::Race(RaceFuzzer),
-            StrategyId::Atom => AnyStrategy::Atom(AtomFuzzer::new(config.params[0])),
-            StrategyId::Deadlock => AnyStrategy::Deadlock(DeadlockFuzzer),
-            StrategyId::DrFinder => AnyStrategy::DrFinder(DrFinder::default()),
-            StrategyId::Pct => AnyStrategy::Pct(Pct::new(config.params[0], config.params[1], rng)),
-        }
-    }
-}
-
-impl AnyStrategy {
-    /// The pick at a point where the strategy needs no [`View`] (the kernel's lean path):
-    /// uniform for the strategies whose pick is uniform, priority for PCT; `None` (before
-    /// any draw) when the pick depends on more, as DrFinder's during an escort.
-    #[inline(always)]
-    pub fn lean_pick(&mut self, enabled: TaskSet, rng: &mut SchedRng) -> Option<TaskId> {
-        match self {
-            AnyStrategy::Pct(s) => Some(s.highest(enabled)),
-            AnyStrategy::DrFinder(s) if s.escorting() => None,
-            _ => Some(uniform(enabled, rng)),
-        }
-    }
-
-    /// What [`Strategy::analyze`] does after a plain access or yield by `t` (`step`: steps
-    /// executed so far): only PCT's change points depend on it.
-    #[inline(always)]
-    pub fn lean_after(&mut self, t: TaskId, step: u32) {
-        if let AnyStrategy::Pct(s) = self {
-            s.passed_step(t, step);
-        }
-    }
-}
-
-impl Strategy for AnyStrategy {
-    fn pick(&mut self, candidates: TaskSet, view: &View<'_>, rng: &mut SchedRng) -> TaskId {
-        match self {
-            AnyStrategy::Pct(s) => s.pick(candidates, view, rng),
-            AnyStrategy::DrFinder(s) => s.pick(candidates, view, rng),
-            // The others pick uniformly; only their checks differ.
-            _ => uniform(candidates, rng),
-        }
-    }
-
-    fn checks(&self, op: &Op) -> bool {
-        match self {
-            AnyStrategy::Random(_) | AnyStrategy::Pct(_) => false,
-            AnyStrategy::Race(s) => s.checks(op),
-            AnyStrategy::Atom(s) => s.checks(op),
-            AnyStrategy::Deadlock(s) => s.checks(op),
-            AnyStrategy::DrFinder(s) => s.checks(op),
-        }
-    }
-
-    fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
-        match self {
-            AnyStrategy::Random(_) | AnyStrategy::Pct(_) => Check::Execute,
-            AnyStrategy::Race(s) => s.check(t, op, view, rng),
-            AnyStrategy::Atom(s) => s.check(t, op, view, rng),
-            AnyStrategy::Deadlock(s) => s.check(t, op, view, rng),
-            AnyStrategy::DrFinder(s) => s.check(t, op, view, rng),
-        }
-    }
-
-    fn analyze(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> TaskSet {
-        match self {
-            AnyStrategy::Pct(s) => s.analyze(t, op, view, rng),
-            AnyStrategy::DrFinder(s) => s.analyze(t, op, view, rng),
-            _ => TaskSet::EMPTY,
-        }
-    }
+registry! {
+    /// Uniform over enabled tasks (atomfuzzer-fse08 Algorithm 1, SimpleFuzzer).
+    0 Random "random" => Random,
+    /// RaceFuzzer: breakpoints are the racing pair's sites.
+    1 Race "race" => RaceFuzzer,
+    /// AtomFuzzer: `params[0]` is the pause probability q in units of 1/65536 (0: 0.5);
+    /// breakpoints (optional) name the block and re-acquire sites.
+    2 Atom "atom" => AtomFuzzer,
+    /// DeadlockFuzzer: breakpoints are the cycle's acquire and context sites.
+    3 Deadlock "deadlock" => DeadlockFuzzer,
+    /// DrFinder: breakpoints are may-trigger relations (frame site, lock class).
+    4 DrFinder "drfinder" => DrFinder,
+    /// PCT: `params[0]` is the depth d (0: 3), `params[1]` the step bound k (0: 1000).
+    5 Pct "pct" => Pct,
 }

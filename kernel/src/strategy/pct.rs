@@ -6,8 +6,9 @@
 //! least `1 / (n · k^(d−1))`.
 
 use super::{Strategy, View};
+use crate::op::Op;
 use crate::rng::SchedRng;
-use crate::sched::{MAX_TASKS, Op, TaskId, TaskSet};
+use crate::task::{MAX_TASKS, TaskId, TaskSet};
 
 /// Most change points (`d − 1`).
 pub const MAX_DEPTH: usize = 8;
@@ -29,7 +30,7 @@ pub struct Pct {
 
 impl Pct {
     /// PCT of depth `d` (0: [`DEFAULT_DEPTH`]) over about `k` steps (0: [`DEFAULT_STEPS`]).
-    pub fn new(d: u32, k: u32, rng: &mut SchedRng) -> Self {
+    pub fn with_depth(d: u32, k: u32, rng: &mut SchedRng) -> Self {
         let d = if d == 0 { DEFAULT_DEPTH } else { d }.clamp(1, MAX_DEPTH as u32 + 1);
         let k = if k == 0 { DEFAULT_STEPS } else { k };
         let mut priority = [0u8; MAX_TASKS];
@@ -89,6 +90,23 @@ impl Pct {
 }
 
 impl Strategy for Pct {
+    const ANALYZES: bool = true;
+
+    /// `params[0]`: depth d, `params[1]`: step bound k (see [`Pct::with_depth`]).
+    fn new(params: [u32; 4], rng: &mut SchedRng) -> Self {
+        Self::with_depth(params[0], params[1], rng)
+    }
+
+    #[inline(always)]
+    fn lean_pick(&mut self, enabled: TaskSet, _rng: &mut SchedRng) -> Option<TaskId> {
+        Some(self.highest(enabled))
+    }
+
+    #[inline(always)]
+    fn lean_after(&mut self, t: TaskId, step: u32) {
+        self.passed_step(t, step);
+    }
+
     fn pick(&mut self, candidates: TaskSet, _view: &View<'_>, _rng: &mut SchedRng) -> TaskId {
         self.highest(candidates)
     }

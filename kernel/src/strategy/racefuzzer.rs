@@ -4,8 +4,9 @@
 //! and a coin decides which side goes first.
 
 use super::{Check, Strategy, View};
+use crate::op::Op;
 use crate::rng::SchedRng;
-use crate::sched::{Op, TaskId};
+use crate::task::TaskId;
 
 /// The RaceFuzzer strategy; its RaceSet is the run's [`crate::targets::role::RACE`]
 /// breakpoints.
@@ -13,6 +14,10 @@ use crate::sched::{Op, TaskId};
 pub struct RaceFuzzer;
 
 impl Strategy for RaceFuzzer {
+    fn new(_params: [u32; 4], _rng: &mut SchedRng) -> Self {
+        RaceFuzzer
+    }
+
     fn checks(&self, op: &Op) -> bool {
         matches!(op, Op::Read { .. } | Op::Write { .. } | Op::Update { .. })
     }

@@ -68,6 +68,64 @@ pub unsafe extern "C" fn switch(save: *mut u32, next: u32) {
     );
 }
 
+/// Leaves the boot context for good: the main stack pointer goes back to `msp` (the top of
+/// the boot stack, which exception handlers then have whole), thread mode switches to the
+/// process stack at `sp` (a frame made by [`initial_frame`] or saved by [`switch`]), and the
+/// task's registers are popped as [`switch`] pops them.
+///
+/// Doing this in one piece of assembly is the point: Rust code must never run across the
+/// change of stack pointer, or it would find its saved registers and locals on the other
+/// stack (which is what went wrong without LTO, when that change was a function of its own).
+///
+/// # Safety
+/// Thread mode, privileged, on the main stack; `sp` as for [`switch`]'s `next`.
+#[cfg(not(jostle_armv6m))]
+#[unsafe(naked)]
+pub unsafe extern "C" fn enter(sp: u32, msp: u32) -> ! {
+    #[cfg(not(jostle_fpu))]
+    naked_asm!(
+        "msr psp, r0",
+        "msr msp, r1",
+        "movs r2, #2",
+        "msr control, r2",
+        "isb",
+        "pop {{r4-r11, pc}}",
+    );
+    #[cfg(jostle_fpu)]
+    naked_asm!(
+        ".fpu fpv4-sp-d16",
+        "msr psp, r0",
+        "msr msp, r1",
+        "movs r2, #2",
+        "msr control, r2",
+        "isb",
+        "vpop {{s16-s31}}",
+        "pop {{r4-r11, pc}}",
+    );
+}
+
+/// ARMv6-M variant of [`enter`] (r8–r11 through r4–r7, as in its [`switch`]).
+///
+/// # Safety
+/// As for the ARMv7-M variant.
+#[cfg(jostle_armv6m)]
+#[unsafe(naked)]
+pub unsafe extern "C" fn enter(sp: u32, msp: u32) -> ! {
+    naked_asm!(
+        "msr psp, r0",
+        "msr msp, r1",
+        "movs r2, #2",
+        "msr control, r2",
+        "isb",
+        "pop {{r4-r7}}",
+        "mov r8, r4",
+        "mov r9, r5",
+        "mov r10, r6",
+        "mov r11, r7",
+        "pop {{r4-r7, pc}}",
+    );
+}
+
 /// First code a new task runs: moves the entry function from r4 into r0 and calls
 /// [`super::task_entry`], which never returns.
 #[unsafe(naked)]

@@ -8,7 +8,7 @@
 //! single-core implementation does; so does a section taken while the kernel writes its own
 //! defmt frames (loggers such as `defmt-rtt` take one per frame).
 
-use crate::sched::Op;
+use crate::op::Op;
 
 struct KernelCs;
 critical_section::set_impl!(KernelCs);

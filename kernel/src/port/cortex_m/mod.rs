@@ -9,14 +9,19 @@ mod arch;
 mod boot;
 #[cfg(feature = "critical-section-impl")]
 mod cs;
+mod fault;
 
 use super::{CANARY, CANARY_WORDS};
 use crate::config::MAX_ARGS;
 use crate::event::{Event, Verdict};
-use crate::sched::{Core, MAX_TASKS, Next, Op, Sink, TaskId};
+use crate::op::Op;
+use crate::sched::{Core, Next, Sink};
+use crate::task::{MAX_TASKS, TaskId};
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 use core::panic::{Location, PanicInfo};
+
+pub use fault::{FaultContext, report_hard_fault};
 
 struct DefmtSink;
 
@@ -72,8 +77,7 @@ struct Kernel {
 struct Global {
     kernel: UnsafeCell<MaybeUninit<Kernel>>,
     started: UnsafeCell<bool>,
-    /// Where the boot context's stack pointer goes when task 0 first runs (never resumed),
-    /// and where a finished task's is thrown away.
+    /// Where a finished task's stack pointer is thrown away.
     scratch_sp: UnsafeCell<u32>,
 }
 
@@ -136,7 +140,7 @@ unsafe fn kernel() -> *mut Kernel {
 /// A refused configuration block emits `ConfigRejected` and exits before any task runs.
 pub fn start<const BYTES: usize>(
     main: fn(),
-    stack: &'static crate::api::Stack<BYTES>,
+    stack: &'static crate::stack::Stack<BYTES>,
     exit: fn(u8) -> !,
 ) -> ! {
     let (mut config, crc) = match boot::read_config() {
@@ -169,39 +173,19 @@ pub fn start<const BYTES: usize>(
         (*GLOBAL.kernel.get()).write(state);
         *GLOBAL.started.get() = true;
         prepare(0, base, size, main);
-        use_process_stack();
         let k = kernel();
         match (*k).core.decide() {
             Next::Run(t) => {
                 (*k).current = t;
-                let next = (*k).sp[t as usize];
-                arch::switch(GLOBAL.scratch_sp.get(), next);
+                let sp = (*k).sp[t as usize];
+                // The vector table's first word: the boot stack's top, for the handlers.
+                let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
+                let msp = (vtor as *const u32).read_volatile();
+                arch::enter(sp, msp)
             }
             Next::End(v) => finish(v.exit_code()),
         }
     }
-    // The boot context is never resumed: runs end through `exit`.
-    loop {
-        core::hint::spin_loop();
-    }
-}
-
-/// Moves thread mode to the process stack (PSP), leaving the main stack (MSP) to exception
-/// handlers: a task that overflows its stack cannot take the fault handler down with it.
-/// The boot context continues on PSP just below the current MSP until task 0 starts.
-///
-/// # Safety
-/// Call once, in thread mode, before the first switch.
-unsafe fn use_process_stack() {
-    let msp = cortex_m::register::msp::read();
-    // SAFETY: the 512 bytes below MSP stay the handlers'; the boot context never returns.
-    unsafe {
-        cortex_m::register::psp::write(msp - 512);
-        let mut control = cortex_m::register::control::read();
-        control.set_spsel(cortex_m::register::control::Spsel::Psp);
-        cortex_m::register::control::write(control);
-    }
-    cortex_m::asm::isb();
 }
 
 /// Lays out task `t`'s stack: canary at the bottom, first frame at the top.
@@ -397,53 +381,6 @@ pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {
         .emit_defmt();
         (*k).core.abort(Verdict::Panic);
         finish(Verdict::Panic.exit_code())
-    }
-}
-
-/// Reports a HardFault (call from the board's handler, which runs on MSP) and ends the run.
-///
-/// Tasks run on PSP. If PSP lies below the running task's canary, the fault came from the
-/// task overflowing its stack (often the fault is the failed exception stacking itself), and
-/// the verdict is `stack_overflow`. Otherwise the faulting `pc` and `lr` are read from the
-/// exception frame on PSP.
-pub fn report_hard_fault(exit: fn(u8) -> !) -> ! {
-    ending();
-    let psp = cortex_m::register::psp::read() as usize;
-    if started() {
-        // SAFETY: the run ends here; the stack region was recorded by `prepare`.
-        unsafe {
-            let k = kernel();
-            let t = (*k).current;
-            let (base, size) = (*k).stacks[t as usize];
-            let top = base + size;
-            if psp < base + CANARY_WORDS * 4 || psp > top {
-                Event::StackOverflow {
-                    t,
-                    depth: top.wrapping_sub(psp) as u32,
-                    size: size as u32,
-                }
-                .emit_defmt();
-                (*k).core.abort(Verdict::StackOverflow);
-                finish(Verdict::StackOverflow.exit_code());
-            }
-            let frame = psp as *const u32;
-            let (lr, pc) = if psp + 32 <= top {
-                (frame.add(5).read_volatile(), frame.add(6).read_volatile())
-            } else {
-                (0, 0)
-            };
-            Event::HardFault { t, pc, lr }.emit_defmt();
-            (*k).core.abort(Verdict::HardFault);
-            finish(Verdict::HardFault.exit_code());
-        }
-    } else {
-        Event::HardFault {
-            t: crate::event::NO_TASK,
-            pc: 0,
-            lr: 0,
-        }
-        .emit_defmt();
-        end_unstarted(Verdict::HardFault, exit)
     }
 }
 

@@ -10,7 +10,9 @@
 
 use crate::config::{Config, MAX_ARGS};
 use crate::event::{Event, Verdict};
-use crate::sched::{Core, Next, Op, Sink, TaskId};
+use crate::op::Op;
+use crate::sched::{Core, Next, Sink};
+use crate::task::TaskId;
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufWriter, Stdout, Write};
@@ -177,7 +179,7 @@ pub fn point(op: Op) {
 pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
     let id = lock().core.reserve();
     let Some(id) = id else {
-        panic!("spawn: task table full ({} tasks)", crate::sched::MAX_TASKS);
+        panic!("spawn: task table full ({} tasks)", crate::task::MAX_TASKS);
     };
     let thread = std::thread::Builder::new()
         .name(format!("jostle-task-{id}"))

@@ -1,0 +1,143 @@
+//! Operations: what a task stopped at a scheduling point will do next (the papers'
+//! `NextStmt`), the statements of racefuzzer-pldi08 §2.1. Shared by the scheduler, the
+//! strategies and the targets; depends only on the event model.
+
+use crate::event::{Event, TraceLevel};
+use crate::task::{TaskId, TaskSet};
+
+/// A pending operation: what a stopped task will do when it is next chosen. Field names
+/// follow [`Event`]: `s` site, `a` location, `l` lock, `c` class, `g` signal.
+// `repr(u32)`: a word-sized tag keeps the operands word-aligned inside `Slot`, so copying a
+// pending operation is a few loads and stores rather than a call to `memcpy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+#[repr(u32)]
+pub enum Op {
+    /// A new task's first step: it begins running.
+    Start,
+    /// Make the reserved task `child` runnable.
+    Spawn { s: u32, child: TaskId },
+    /// Wait for `child` to end.
+    Join { s: u32, child: TaskId },
+    /// Read location `a`.
+    Read { s: u32, a: u32 },
+    /// Write location `a`.
+    Write { s: u32, a: u32 },
+    /// Read-modify-write location `a`.
+    Update { s: u32, a: u32 },
+    /// Acquire lock `l` of class `c` (disabled while another task holds it).
+    Acquire { s: u32, l: u32, c: u32 },
+    /// Release lock `l`.
+    Release { s: u32, l: u32 },
+    /// Enter an atomic block.
+    AtomicEnter { s: u32 },
+    /// Leave the atomic block entered at `s`.
+    AtomicExit { s: u32 },
+    /// Send signal `g`.
+    Signal { s: u32, g: u32 },
+    /// Receive signal `g` (disabled while none is pending).
+    Wait { s: u32, g: u32 },
+    /// Enter the critical section.
+    CsEnter,
+    /// Leave the critical section.
+    CsExit,
+    /// Let the scheduler choose again.
+    Yield { s: u32 },
+    /// Enter an instrumented frame.
+    FrameEnter { s: u32 },
+    /// Leave an instrumented frame.
+    FrameExit { s: u32 },
+}
+
+impl Op {
+    /// The site of the operation, if it has one.
+    pub fn site(&self) -> Option<u32> {
+        match *self {
+            Op::Start | Op::CsEnter | Op::CsExit => None,
+            Op::Spawn { s, .. }
+            | Op::Join { s, .. }
+            | Op::Read { s, .. }
+            | Op::Write { s, .. }
+            | Op::Update { s, .. }
+            | Op::Acquire { s, .. }
+            | Op::Release { s, .. }
+            | Op::AtomicEnter { s }
+            | Op::AtomicExit { s }
+            | Op::Signal { s, .. }
+            | Op::Wait { s, .. }
+            | Op::Yield { s }
+            | Op::FrameEnter { s }
+            | Op::FrameExit { s } => Some(s),
+        }
+    }
+
+    /// The trace level of [`Op::event`]'s event, known without building it: memory
+    /// accesses and yields are `Full`, everything else `Sync`.
+    #[inline(always)]
+    pub fn level(&self) -> TraceLevel {
+        match self {
+            Op::Read { .. } | Op::Write { .. } | Op::Update { .. } | Op::Yield { .. } => {
+                TraceLevel::Full
+            }
+            _ => TraceLevel::Sync,
+        }
+    }
+
+    /// The event recording the execution of this operation by task `t`.
+    pub fn event(&self, t: TaskId) -> Event {
+        match *self {
+            Op::Start => Event::TaskStart { t },
+            Op::Spawn { s, child } => Event::Spawn { t, child, s },
+            Op::Join { s, child } => Event::Join { t, child, s },
+            Op::Read { s, a } => Event::Read { t, s, a },
+            Op::Write { s, a } => Event::Write { t, s, a },
+            Op::Update { s, a } => Event::Update { t, s, a },
+            Op::Acquire { s, l, c } => Event::Acquire { t, s, l, c },
+            Op::Release { s, l } => Event::Release { t, s, l },
+            Op::AtomicEnter { s } => Event::AtomicEnter { t, s },
+            Op::AtomicExit { s } => Event::AtomicExit { t, s },
+            Op::Signal { s, g } => Event::Signal { t, s, g },
+            Op::Wait { s, g } => Event::Wait { t, s, g },
+            Op::CsEnter => Event::CsEnter { t },
+            Op::CsExit => Event::CsExit { t },
+            Op::Yield { s } => Event::Yield { t, s },
+            Op::FrameEnter { s } => Event::FrameEnter { t, s },
+            Op::FrameExit { s } => Event::FrameExit { t, s },
+        }
+    }
+}
+
+/// A task-table slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Unused.
+    Free,
+    /// Allocated by a spawn that has not executed yet.
+    Reserved,
+    /// Alive; `None` while it runs, `Some(op)` while stopped before `op`.
+    Alive(Option<Op>),
+    /// Ended.
+    Done,
+}
+
+impl Slot {
+    /// The pending operation of a stopped task.
+    #[inline(always)]
+    pub fn pending(&self) -> Option<&Op> {
+        match self {
+            Slot::Alive(Some(op)) => Some(op),
+            _ => None,
+        }
+    }
+
+    /// The tasks stopped at a scheduling point in `slots` (indexed by task id).
+    pub fn stopped(slots: &[Slot]) -> TaskSet {
+        let mut set = TaskSet::EMPTY;
+        for (i, slot) in slots.iter().enumerate() {
+            if slot.pending().is_some() {
+                set.insert(i as TaskId);
+            }
+        }
+        set
+    }
+}

@@ -1,0 +1,205 @@
+//! CalFuzzer's loop (calfuzzer-cav09 Algorithm 1): forced tasks first, then a pick among the
+//! enabled, not postponed tasks, the strategy's check (execute or postpone), the effect of
+//! the operation, and the strategy's analysis; thrashing and the livelock bound release
+//! postponed tasks so that the loop always makes progress.
+
+use super::{Core, MAX_LOCKS, Next, Sink};
+use crate::event::{Event, Verdict};
+use crate::op::{Op, Slot};
+use crate::strategy::{Check, View};
+use crate::task::{TaskId, TaskSet};
+
+impl<K: Sink> Core<K> {
+    /// Picks the next task and executes its pending operation: CalFuzzer's loop
+    /// (calfuzzer-cav09 Algorithm 1; racefuzzer-pldi08 Algorithm 1, lines 4–5, 20–24):
+    /// forced tasks first, then a task among the enabled, not postponed ones, which the
+    /// strategy executes or postpones; thrashing and the livelock bound release postponed
+    /// tasks so that the loop always makes progress.
+    pub fn decide(&mut self) -> Next {
+        loop {
+            let (enabled, alive) = self.enabled_tasks();
+            if enabled.is_empty() {
+                let verdict = if alive {
+                    self.report_blocked();
+                    Verdict::Deadlock
+                } else {
+                    Verdict::Pass
+                };
+                self.abort(verdict);
+                return Next::End(verdict);
+            }
+            if self.steps >= self.step_limit {
+                self.abort(Verdict::StepLimit);
+                return Next::End(Verdict::StepLimit);
+            }
+            let forced = self.forced.and(enabled);
+            if !forced.is_empty() {
+                let t = forced.nth(0);
+                self.forced.remove(t);
+                return self.run(t, self.pending(t));
+            }
+            // A forced task that got disabled competes like any other once enabled again.
+            self.forced = TaskSet::EMPTY;
+            if !self.postponed.is_empty() && self.release_livelocked() {
+                continue;
+            }
+            let candidates = enabled.minus(self.postponed);
+            if candidates.is_empty() {
+                // Thrashing (racefuzzer-pldi08 line 23, atomfuzzer-fse08 lines 30–31): every
+                // enabled task is postponed; a random one is released and runs, so that a
+                // strategy cannot postpone it again at once.
+                let t = enabled.nth(self.rng.below(enabled.len()));
+                self.postponed.remove(t);
+                self.record(Event::Thrash { t });
+                return self.run(t, self.pending(t));
+            }
+            let view = View {
+                slots: &self.slots,
+                postponed: self.postponed,
+                step: self.steps,
+                targets: &self.targets,
+                tracker: &self.tracker,
+            };
+            // One candidate is no choice (no random draw, on every port).
+            let t = if candidates.len() == 1 {
+                candidates.nth(0)
+            } else {
+                self.strategy.pick(candidates, &view, &mut self.rng)
+            };
+            if let Some(next) = self.check_picked(t) {
+                return next;
+            }
+        }
+    }
+
+    /// The rest of the loop once `t` is picked: CalFuzzer's check, then run or postpone.
+    /// `None`: `t` was postponed and the loop goes on.
+    pub(super) fn check_picked(&mut self, t: TaskId) -> Option<Next> {
+        let op = self.pending(t);
+        if !self.strategy.checks(&op) {
+            return Some(self.run(t, op));
+        }
+        let view = View {
+            slots: &self.slots,
+            postponed: self.postponed,
+            step: self.steps,
+            targets: &self.targets,
+            tracker: &self.tracker,
+        };
+        match self.strategy.check(t, &op, &view, &mut self.rng) {
+            Check::Execute => return Some(self.run(t, op)),
+            Check::Postpone => self.postpone(t, &op),
+            Check::ExecuteFirst(first) => {
+                self.postpone(t, &op);
+                self.postponed = self.postponed.minus(first);
+                self.forced = first;
+            }
+        }
+        None
+    }
+
+    /// Continues the loop after the lean path picked `t` (another task than the caller).
+    #[inline(never)]
+    pub(super) fn after_pick(&mut self, t: TaskId) -> Next {
+        match self.check_picked(t) {
+            Some(next) => next,
+            None => self.decide(),
+        }
+    }
+
+    pub(super) fn postpone(&mut self, t: TaskId, op: &Op) {
+        self.postponed.insert(t);
+        self.postponed_at[t as usize] = self.steps;
+        self.record(Event::Postpone {
+            t,
+            s: op.site().unwrap_or(0),
+        });
+    }
+
+    /// Releases every task postponed for the livelock bound (counted in scheduling steps);
+    /// they run next. Returns whether any was released.
+    pub(super) fn release_livelocked(&mut self) -> bool {
+        let mut released = false;
+        for t in self.postponed.iter() {
+            let waited = self.steps - self.postponed_at[t as usize];
+            if waited >= self.livelock_bound {
+                self.postponed.remove(t);
+                self.forced.insert(t);
+                self.record(Event::LivelockRelease { t, steps: waited });
+                released = true;
+            }
+        }
+        released
+    }
+
+    /// Executes `t`'s pending operation `op`: the targets' check first (it sees the other
+    /// tasks still stopped before theirs), then the effect, then the analyses.
+    pub(super) fn run(&mut self, t: TaskId, op: Op) -> Next {
+        if self.checking {
+            let (sink, trace) = (&mut self.sink, self.trace);
+            let done = self
+                .targets
+                .before(t, &op, &self.slots, &self.tracker, &mut |e: Event| {
+                    if e.level() <= trace {
+                        sink.emit(&e);
+                    }
+                });
+            // atomfuzzer-fse08 Algorithm 2, line 26: the victim is no longer held back.
+            self.postponed = self.postponed.minus(done);
+        }
+        self.execute(t, op);
+        if self.tracking {
+            self.tracker.after(t, &op);
+        }
+        if self.analyzing {
+            let view = View {
+                slots: &self.slots,
+                postponed: self.postponed,
+                step: self.steps,
+                targets: &self.targets,
+                tracker: &self.tracker,
+            };
+            let release = self.strategy.analyze(t, &op, &view, &mut self.rng);
+            self.postponed = self.postponed.minus(release);
+            self.forced.0 |= release.0;
+        }
+        Next::Run(t)
+    }
+
+    /// Applies the effect of `op` by `t` on the scheduler state and records it.
+    pub(super) fn execute(&mut self, t: TaskId, op: Op) {
+        match op {
+            Op::Spawn { child, .. } => self.stop(child, Op::Start),
+            Op::Acquire { l, .. } if self.locks.insert(l, t).is_err() => {
+                panic!("more than {} locks held at once", MAX_LOCKS);
+            }
+            Op::Release { l, .. } => {
+                self.locks.remove(&l);
+            }
+            Op::Signal { g, .. } => {
+                let n = self.signals.get(&g).copied().unwrap_or(0);
+                if self.signals.insert(g, n.saturating_add(1)).is_err() {
+                    panic!("more than {} signals pending at once", MAX_LOCKS);
+                }
+            }
+            Op::Wait { g, .. } => match self.signals.get(&g).copied() {
+                Some(n) if n > 1 => {
+                    let _ = self.signals.insert(g, n - 1);
+                }
+                _ => {
+                    self.signals.remove(&g);
+                }
+            },
+            Op::CsEnter => self.cs_holder = Some(t),
+            Op::CsExit => self.cs_holder = None,
+            _ => {}
+        }
+        self.slots[t as usize] = Slot::Alive(None);
+        self.stopped.remove(t);
+        self.blocking.remove(t);
+        self.steps += 1;
+        if op.level() <= self.trace {
+            self.sink.emit(&op.event(t));
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The scheduling core: the papers' transition system, free of any CPU detail.
+//!
+//! At every scheduling point the running task stops *before* its operation; the operation is
+//! recorded as the task's pending operation (NextStmt(s, t) of racefuzzer-pldi08 §2.1) and
+//! [`Core::decide`] picks, through the strategy, which enabled task executes its pending
+//! operation next (Execute(s, t)). A task is *enabled* unless its pending operation is an
+//! acquire of a held lock, a join of a live task, a wait on an empty signal, or entry into a
+//! critical section another task holds. No enabled task while some are alive is a deadlock.
+//!
+//! Ports (Cortex-M, host) only switch to the task this core names: strategy code never
+//! touches the CPU, so one seed gives the same decisions on every port.
+//!
+//! The core is split by concern: [`lean`] is the cheap path most points take, [`calfuzzer`]
+//! the general loop (pick, check, execute or postpone, analyze), [`blocking`] enabledness and
+//! the deadlock report. This file holds the state and its bookkeeping.
+
+mod blocking;
+mod calfuzzer;
+mod lean;
+#[cfg(test)]
+mod tests;
+
+use crate::config::Config;
+use crate::event::{Event, TraceLevel, Verdict};
+use crate::op::{Op, Slot};
+use crate::rng::SchedRng;
+use crate::strategy::AnyStrategy;
+use crate::targets::{Targets, Tracker};
+use crate::task::{MAX_TASKS, TaskId, TaskSet};
+use rand_core::SeedableRng;
+
+/// Most locks held at once, and most signals with pending counts.
+pub const MAX_LOCKS: usize = 16;
+
+/// Where events go: defmt on the device, stdout on the host port, a vector in tests.
+pub trait Sink {
+    /// Emits one event.
+    fn emit(&mut self, event: &Event);
+}
+
+/// What the port must do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Switch to (or keep running) this task; its pending operation has been executed.
+    Run(TaskId),
+    /// The run is over with this verdict (its `RunEnd` event has been emitted).
+    End(Verdict),
+}
+
+/// The scheduler state of one run.
+pub struct Core<K: Sink> {
+    slots: [Slot; MAX_TASKS],
+    /// Held locks and their holders.
+    locks: heapless::LinearMap<u32, TaskId, MAX_LOCKS>,
+    /// Pending signal counts (entries with count 0 are removed).
+    signals: heapless::LinearMap<u32, u32, MAX_LOCKS>,
+    cs_holder: Option<TaskId>,
+    steps: u32,
+    step_limit: u32,
+    trace: TraceLevel,
+    rng: SchedRng,
+    strategy: AnyStrategy,
+    /// Tasks stopped before a pending operation (kept with the slots, so that the enabled
+    /// set is found without scanning them).
+    stopped: TaskSet,
+    /// Stopped tasks whose operation can be disabled (acquire, join, wait, critical-section
+    /// entry): only these need an enabledness test.
+    blocking: TaskSet,
+    /// CalFuzzer's `postponed` set.
+    postponed: TaskSet,
+    /// The step at which each postponed task was postponed (the livelock bound's clock).
+    postponed_at: [u32; MAX_TASKS],
+    livelock_bound: u32,
+    /// Tasks that execute before any other choice, in id order (released or resolved).
+    forced: TaskSet,
+    targets: Targets,
+    /// Whether `targets` can report anything (the check is skipped otherwise).
+    checking: bool,
+    /// Whether the strategy or the check reads the tracker (kept up to date only then).
+    tracking: bool,
+    /// Whether the strategy learns from executed operations (PCT, DrFinder).
+    analyzing: bool,
+    tracker: Tracker,
+    sink: K,
+}
+
+impl<K: Sink> Core<K> {
+    /// A run with `config`: task 0 (main) is alive and about to start.
+    pub fn new(config: &Config, run: u32, mut sink: K) -> Self {
+        sink.emit(&Event::RunStart {
+            seed: config.seed,
+            strategy: config.strategy as u8,
+            trace: config.trace as u8,
+            run,
+        });
+        let mut slots = [Slot::Free; MAX_TASKS];
+        slots[0] = Slot::Alive(Some(Op::Start));
+        let mut rng = SchedRng::seed_from_u64(config.seed);
+        let strategy = AnyStrategy::new(config.strategy, config.params, &mut rng);
+        let mut targets = Targets::new(&config.breakpoints);
+        // AtomFuzzer with no block targeted aims at every block (atomfuzzer-fse08).
+        targets.all_blocks = config.strategy.aims_at_every_block() && !targets.atomicity;
+        Core {
+            slots,
+            locks: heapless::LinearMap::new(),
+            signals: heapless::LinearMap::new(),
+            cs_holder: None,
+            steps: 0,
+            step_limit: config.step_limit,
+            trace: config.trace,
+            rng,
+            strategy,
+            stopped: TaskSet(1),
+            blocking: TaskSet::EMPTY,
+            postponed: TaskSet::EMPTY,
+            postponed_at: [0; MAX_TASKS],
+            livelock_bound: if config.livelock_bound == 0 {
+                crate::config::DEFAULT_LIVELOCK_BOUND
+            } else {
+                config.livelock_bound
+            },
+            forced: TaskSet::EMPTY,
+            checking: targets.race || targets.atomicity || targets.all_blocks,
+            tracking: targets.atomicity || targets.all_blocks || config.strategy.tracks(),
+            analyzing: config.strategy.analyzes(),
+            targets,
+            tracker: Tracker::default(),
+            sink,
+        }
+    }
+
+    /// Scheduling steps executed so far.
+    pub fn steps(&self) -> u32 {
+        self.steps
+    }
+
+    /// The event sink.
+    pub fn sink(&mut self) -> &mut K {
+        &mut self.sink
+    }
+
+    /// Emits `event` if the trace level asks for it.
+    pub(super) fn record(&mut self, event: Event) {
+        if event.level() <= self.trace {
+            self.sink.emit(&event);
+        }
+    }
+
+    /// Allocates a task id for a spawn (before its `Spawn` point); `None` if the table is full.
+    pub fn reserve(&mut self) -> Option<TaskId> {
+        let id = self.slots.iter().position(|s| matches!(s, Slot::Free))?;
+        self.slots[id] = Slot::Reserved;
+        Some(id as TaskId)
+    }
+
+    /// Is task `t` reserved or alive (its stack in use)?
+    pub fn is_live(&self, t: TaskId) -> bool {
+        matches!(self.slots[t as usize], Slot::Reserved | Slot::Alive(_))
+    }
+
+    /// Does `t` hold the critical section?
+    pub fn holds_cs(&self, t: TaskId) -> bool {
+        self.cs_holder == Some(t)
+    }
+
+    /// Task `t` is stopped before `op`.
+    #[inline(always)]
+    pub(super) fn stop(&mut self, t: TaskId, op: Op) {
+        self.slots[t as usize] = Slot::Alive(Some(op));
+        self.stopped.insert(t);
+        if matches!(
+            op,
+            Op::Acquire { .. } | Op::Join { .. } | Op::Wait { .. } | Op::CsEnter
+        ) {
+            self.blocking.insert(t);
+        }
+    }
+
+    /// Task `me` ended; returns what runs next.
+    pub fn exit(&mut self, me: TaskId) -> Next {
+        self.slots[me as usize] = Slot::Done;
+        if self.cs_holder == Some(me) {
+            self.cs_holder = None;
+        }
+        self.record(Event::TaskExit { t: me });
+        self.decide()
+    }
+
+    /// Ends the run now with `verdict` (panic, stack overflow, fault: found by the port).
+    pub fn abort(&mut self, verdict: Verdict) {
+        self.sink.emit(&Event::RunEnd {
+            verdict: verdict as u8,
+            steps: self.steps,
+        });
+    }
+
+    /// The pending operation of a task the loop chose (only stopped tasks are enabled, so
+    /// one without is a kernel bug, not a user error).
+    #[inline(always)]
+    pub(super) fn pending(&self, t: TaskId) -> Op {
+        match self.slots[t as usize].pending() {
+            Some(op) => *op,
+            None => panic!("scheduled a task with no pending operation"),
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! The core's unit tests: scripted tasks through both paths, each strategy on a small
+//! program of its paper.
+
+use super::*;
+use std::vec::Vec;
+
+#[derive(Default)]
+struct Rec(Vec<Event>);
+impl Sink for Rec {
+    fn emit(&mut self, e: &Event) {
+        self.0.push(*e);
+    }
+}
+
+fn core(seed: u64) -> Core<Rec> {
+    let config = Config {
+        seed,
+        ..Config::default()
+    };
+    Core::new(&config, 0, Rec::default())
+}
+
+#[test]
+fn op_level_is_its_event_level() {
+    let ops = [
+        Op::Start,
+        Op::Spawn { s: 1, child: 1 },
+        Op::Join { s: 1, child: 1 },
+        Op::Read { s: 1, a: 2 },
+        Op::Write { s: 1, a: 2 },
+        Op::Update { s: 1, a: 2 },
+        Op::Acquire { s: 1, l: 2, c: 3 },
+        Op::Release { s: 1, l: 2 },
+        Op::AtomicEnter { s: 1 },
+        Op::AtomicExit { s: 1 },
+        Op::Signal { s: 1, g: 2 },
+        Op::Wait { s: 1, g: 2 },
+        Op::CsEnter,
+        Op::CsExit,
+        Op::Yield { s: 1 },
+        Op::FrameEnter { s: 1 },
+        Op::FrameExit { s: 1 },
+    ];
+    for op in ops {
+        assert_eq!(op.level(), op.event(0).level(), "{op:?}");
+    }
+}
+
+#[test]
+fn main_task_starts_then_passes() {
+    let mut c = core(1);
+    assert_eq!(c.decide(), Next::Run(0));
+    assert_eq!(c.exit(0), Next::End(Verdict::Pass));
+    let kinds: Vec<_> = c.sink.0.iter().map(|e| e.kind()).collect();
+    use crate::event::EventKind::*;
+    assert_eq!(kinds, [RunStart, TaskStart, TaskExit, RunEnd]);
+}
+
+#[test]
+fn abba_blocks_and_reports_holders() {
+    let mut c = core(3);
+    assert_eq!(c.decide(), Next::Run(0));
+    let a = c.reserve().unwrap();
+    assert_eq!(c.point(0, Op::Spawn { s: 1, child: a }), Next::Run(0));
+    // Main takes lock 10, then the child must run.
+    assert_eq!(c.point(0, Op::Acquire { s: 2, l: 10, c: 10 }), Next::Run(0));
+    // Main waits for 20; the child is only Start-enabled.
+    let mut next = c.point(0, Op::Acquire { s: 3, l: 20, c: 20 });
+    if next == Next::Run(0) {
+        // Main took 20 as well: release both so the child can go; not the case we test.
+        return;
+    }
+    assert_eq!(next, Next::Run(a));
+    next = c.point(a, Op::Acquire { s: 4, l: 20, c: 20 });
+    // Child takes 20 (main is still enabled for 20 too until then; either may win).
+    if next == Next::Run(a) {
+        next = c.point(a, Op::Acquire { s: 5, l: 10, c: 10 });
+        assert_eq!(next, Next::End(Verdict::Deadlock));
+        let blocked: Vec<_> = c
+            .sink
+            .0
+            .iter()
+            .filter(|e| matches!(e, Event::Blocked { .. }))
+            .collect();
+        assert_eq!(blocked.len(), 2);
+        assert!(blocked.contains(&&Event::Blocked {
+            t: 0,
+            s: 3,
+            kind: 0,
+            on: 20,
+            holder: a
+        }));
+    }
+}
+
+#[test]
+fn join_waits_for_child_and_step_limit_ends_runs() {
+    let config = Config {
+        step_limit: 5,
+        ..Config::default()
+    };
+    let mut c = Core::new(&config, 0, Rec::default());
+    c.decide();
+    let a = c.reserve().unwrap();
+    c.point(0, Op::Spawn { s: 1, child: a });
+    let next = c.point(0, Op::Join { s: 2, child: a });
+    // Only the child can run until it exits.
+    assert_eq!(next, Next::Run(a));
+    // Steps so far: start, spawn, child start. Two yields reach the limit of 5.
+    for _ in 0..2 {
+        assert_eq!(c.point(a, Op::Yield { s: 3 }), Next::Run(a));
+    }
+    assert_eq!(
+        c.point(a, Op::Yield { s: 3 }),
+        Next::End(Verdict::StepLimit)
+    );
+    assert_eq!(c.steps(), 5);
+}
+
+#[test]
+fn trace_level_filters_accesses() {
+    let config = Config {
+        trace: TraceLevel::Sync,
+        ..Config::default()
+    };
+    let mut c = Core::new(&config, 0, Rec::default());
+    c.decide();
+    c.point(0, Op::Read { s: 1, a: 2 });
+    c.point(0, Op::Acquire { s: 1, l: 2, c: 2 });
+    assert!(!c.sink.0.iter().any(|e| matches!(e, Event::Read { .. })));
+    assert!(c.sink.0.iter().any(|e| matches!(e, Event::Acquire { .. })));
+}
+
+/// Runs scripted tasks: main spawns one task per program, then joins them all.
+fn simulate(config: &Config, programs: &[&[Op]]) -> (Verdict, Vec<Event>) {
+    simulate_with(config, programs, true)
+}
+
+/// `lean`: scheduling points go through [`Core::point`] (the lean path where it
+/// applies); otherwise always through the general loop.
+fn simulate_with(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, Vec<Event>) {
+    let mut c = Core::new(config, 0, Rec::default());
+    let mut main: Vec<Op> = Vec::new();
+    let mut ids = Vec::new();
+    let mut scripts: Vec<Vec<Op>> = vec![Vec::new(); MAX_TASKS];
+    for p in programs {
+        let id = c.reserve().unwrap();
+        ids.push(id);
+        scripts[id as usize] = p.to_vec();
+        main.push(Op::Spawn { s: 1, child: id });
+    }
+    for id in &ids {
+        main.push(Op::Join { s: 2, child: *id });
+    }
+    scripts[0] = main;
+    let mut pc = [0usize; MAX_TASKS];
+    let mut next = c.decide();
+    loop {
+        match next {
+            Next::End(v) => return (v, c.sink.0),
+            Next::Run(t) => {
+                let i = t as usize;
+                next = match scripts[i].get(pc[i]) {
+                    Some(op) => {
+                        pc[i] += 1;
+                        if lean {
+                            c.point(t, *op)
+                        } else {
+                            c.stopped_at(t, *op)
+                        }
+                    }
+                    None => c.exit(t),
+                };
+            }
+        }
+    }
+}
+
+fn with(strategy: crate::config::StrategyId, seed: u64, bps: &[(u32, u32)]) -> Config {
+    let mut config = Config {
+        seed,
+        strategy,
+        ..Config::default()
+    };
+    for (site, aux) in bps {
+        config
+            .breakpoints
+            .push(crate::config::Breakpoint {
+                site: *site,
+                aux: *aux,
+            })
+            .unwrap();
+    }
+    config
+}
+
+use crate::config::StrategyId;
+use crate::targets::{aux, role};
+
+const YIELDS: [Op; 6] = [Op::Yield { s: 9 }; 6];
+
+/// An operation of a generated program: accesses on two locations at four sites, yields,
+/// and balanced lock sections on two locks.
+fn arb_step() -> impl proptest::strategy::Strategy<Value = Vec<Op>> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (1u32..5, 100u32..102).prop_map(|(s, a)| vec![Op::Read { s, a }]),
+        (1u32..5, 100u32..102).prop_map(|(s, a)| vec![Op::Write { s, a }]),
+        (1u32..5, 100u32..102).prop_map(|(s, a)| vec![Op::Update { s, a }]),
+        (1u32..5).prop_map(|s| vec![Op::Yield { s }]),
+        (200u32..202, 1u32..5, 100u32..102).prop_map(|(l, s, a)| vec![
+            Op::Acquire { s: 10 + s, l, c: l },
+            Op::Write { s, a },
+            Op::Release { s: 20 + s, l },
+        ]),
+    ]
+}
+
+proptest::proptest! {
+    /// The lean path takes exactly the general loop's decisions: same events, same
+    /// verdict, for every strategy, with breakpoints on some of the sites.
+    #[test]
+    fn lean_path_equals_the_general_loop(
+        programs in proptest::collection::vec(
+            proptest::collection::vec(arb_step(), 0..12), 1..4),
+        seed in 0u64..1_000,
+        strategy in 0u8..6,
+    ) {
+        let strategy = StrategyId::from_u8(strategy).unwrap();
+        let bps: &[(u32, u32)] = match strategy {
+            StrategyId::Race => &[(1, aux(role::RACE, 0)), (2, aux(role::RACE, 1))],
+            StrategyId::Deadlock => &[(11, aux(role::ACQUIRE, 0)), (12, aux(role::ACQUIRE, 1))],
+            _ => &[],
+        };
+        let mut config = with(strategy, seed, bps);
+        config.trace = crate::event::TraceLevel::Full;
+        config.params = if strategy == StrategyId::Pct { [3, 60, 0, 0] } else { [0; 4] };
+        let programs: Vec<Vec<Op>> =
+            programs.iter().map(|p| p.iter().flatten().copied().collect()).collect();
+        let refs: Vec<&[Op]> = programs.iter().map(|p| p.as_slice()).collect();
+        let lean = simulate_with(&config, &refs, true);
+        let general = simulate_with(&config, &refs, false);
+        proptest::prop_assert_eq!(lean, general);
+    }
+}
+
+#[test]
+fn racefuzzer_makes_the_race_real_and_resolves_it_both_ways() {
+    let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+    let mut writer: Vec<Op> = YIELDS.to_vec();
+    writer.push(Op::Write { s: 10, a: 7 });
+    let reader = [Op::Read { s: 20, a: 7 }];
+    let mut firsts = std::collections::BTreeSet::new();
+    for seed in 0..40 {
+        let (v, events) = simulate(&with(StrategyId::Race, seed, &bps), &[&writer, &reader]);
+        assert_eq!(v, Verdict::Pass);
+        let races: Vec<_> = events
+            .iter()
+            .filter(|e| matches!(e, Event::RealRace { .. }))
+            .collect();
+        assert_eq!(races.len(), 1, "seed {seed}: {events:?}");
+        if let Event::RealRace { t, s, t2, s2, a } = *races[0] {
+            assert_eq!((a, t != t2), (7, true));
+            assert!((s, s2) == (10, 20) || (s, s2) == (20, 10));
+            firsts.insert(t);
+        }
+    }
+    assert_eq!(firsts.len(), 2, "the coin sends either side first");
+    // Random reaches the same race only when it happens to line the accesses up.
+    let random = (0..40)
+        .filter(|seed| {
+            let (_, ev) = simulate(&with(StrategyId::Random, *seed, &bps), &[&writer, &reader]);
+            ev.iter().any(|e| matches!(e, Event::RealRace { .. }))
+        })
+        .count();
+    assert!(random < 40);
+}
+
+#[test]
+fn thrashing_releases_a_task_when_all_are_postponed() {
+    let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+    // Only one side ever runs: the postponed writer is released by thrashing.
+    let (v, events) = simulate(
+        &with(StrategyId::Race, 1, &bps),
+        &[&[Op::Write { s: 10, a: 7 }], &YIELDS],
+    );
+    assert_eq!(v, Verdict::Pass);
+    assert!(events.contains(&Event::Postpone { t: 1, s: 10 }));
+    assert!(events.contains(&Event::Thrash { t: 1 }));
+    assert!(!events.iter().any(|e| matches!(e, Event::RealRace { .. })));
+}
+
+#[test]
+fn the_livelock_bound_releases_a_task_after_that_many_steps() {
+    let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+    let mut config = with(StrategyId::Race, 2, &bps);
+    config.livelock_bound = 3;
+    let (v, events) = simulate(&config, &[&[Op::Write { s: 10, a: 7 }], &YIELDS, &YIELDS]);
+    assert_eq!(v, Verdict::Pass);
+    let at = events
+        .iter()
+        .position(|e| *e == Event::LivelockRelease { t: 1, steps: 3 })
+        .expect("released by the bound");
+    // The released task runs next.
+    assert_eq!(events[at + 1], Event::Write { t: 1, s: 10, a: 7 });
+}
+
+#[test]
+fn deadlockfuzzer_closes_the_abba_cycle_in_every_run() {
+    let t1 = [
+        Op::Acquire { s: 30, l: 1, c: 1 },
+        Op::Acquire { s: 31, l: 2, c: 2 },
+        Op::Release { s: 32, l: 2 },
+        Op::Release { s: 33, l: 1 },
+    ];
+    let mut t2: Vec<Op> = YIELDS.to_vec();
+    t2.extend([
+        Op::Acquire { s: 40, l: 2, c: 2 },
+        Op::Acquire { s: 41, l: 1, c: 1 },
+        Op::Release { s: 42, l: 1 },
+        Op::Release { s: 43, l: 2 },
+    ]);
+    let bps = [
+        (31, aux(role::ACQUIRE, 0)),
+        (30, aux(role::CONTEXT, 0)),
+        (41, aux(role::ACQUIRE, 1)),
+        (40, aux(role::CONTEXT, 1)),
+    ];
+    let mut random_deadlocks = 0;
+    for seed in 0..30 {
+        let (v, events) = simulate(&with(StrategyId::Deadlock, seed, &bps), &[&t1, &t2]);
+        assert_eq!(v, Verdict::Deadlock, "seed {seed}");
+        let cycle: Vec<_> = events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::DeadlockConfirmed { t, s, l, holder } => Some((t, s, l, holder)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(cycle, [(1, 31, 2, 2), (2, 41, 1, 1)]);
+        let (rv, _) = simulate(&with(StrategyId::Random, seed, &[]), &[&t1, &t2]);
+        random_deadlocks += (rv == Verdict::Deadlock) as u32;
+    }
+    assert!(random_deadlocks < 30);
+}
+
+#[test]
+fn atomfuzzer_lets_another_task_take_the_lock_between_acquires() {
+    let block = [
+        Op::AtomicEnter { s: 50 },
+        Op::Acquire { s: 51, l: 5, c: 5 },
+        Op::Release { s: 52, l: 5 },
+        Op::Acquire { s: 53, l: 5, c: 5 },
+        Op::Release { s: 54, l: 5 },
+        Op::AtomicExit { s: 50 },
+    ];
+    let other = [
+        Op::Acquire { s: 60, l: 5, c: 5 },
+        Op::Release { s: 61, l: 5 },
+    ];
+    let mut found = 0;
+    for seed in 0..30 {
+        let mut config = with(StrategyId::Atom, seed, &[]);
+        config.params[0] = crate::strategy::Q_ONE;
+        let (v, events) = simulate(&config, &[&block, &other]);
+        assert_eq!(v, Verdict::Pass);
+        for e in &events {
+            if let Event::AtomicityViolation { t, block, l, by, s } = *e {
+                assert_eq!((t, block, l, by, s), (1, 50, 5, 2, 60));
+                found += 1;
+            }
+        }
+    }
+    // q = 1: the re-acquire always waits; the other task intrudes unless it already ran.
+    assert!(found >= 10, "{found}");
+}
+
+#[test]
+fn pct_is_deterministic_and_seed_dependent() {
+    let programs: [&[Op]; 3] = [&YIELDS, &YIELDS, &YIELDS];
+    let run = |seed| {
+        let mut config = with(StrategyId::Pct, seed, &[]);
+        config.params = [2, 20, 0, 0];
+        simulate(&config, &programs).1
+    };
+    assert_eq!(run(4), run(4));
+    let mut distinct: Vec<Vec<Event>> = (0..20).map(run).collect();
+    distinct.dedup_by(|a, b| a == b);
+    distinct.sort_by_key(|e| std::format!("{e:?}"));
+    distinct.dedup();
+    assert!(distinct.len() > 3);
+    // Without a change point (d = 1), the highest-priority task runs to its end.
+    let mut config = with(StrategyId::Pct, 9, &[]);
+    config.params = [1, 20, 0, 0];
+    let events = simulate(&config, &programs).1;
+    let order: Vec<u8> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Yield { t, .. } => Some(*t),
+            _ => None,
+        })
+        .collect();
+    let mut runs = order.clone();
+    runs.dedup();
+    assert_eq!(runs.len(), 3, "one uninterrupted run per task: {order:?}");
+}
+
+#[test]
+fn drfinder_escorts_the_task_that_may_take_the_lock_first() {
+    // Task 1 publishes then takes lock 5; task 2, inside frame 70, later takes lock 5.
+    let publisher = [
+        Op::FrameEnter { s: 60 },
+        Op::Write { s: 61, a: 9 },
+        Op::Acquire { s: 62, l: 5, c: 5 },
+        Op::Release { s: 63, l: 5 },
+        Op::FrameExit { s: 60 },
+    ];
+    let mut user = vec![Op::FrameEnter { s: 70 }];
+    user.extend(YIELDS);
+    user.extend([
+        Op::Acquire { s: 71, l: 5, c: 5 },
+        Op::Release { s: 72, l: 5 },
+        Op::Read { s: 73, a: 9 },
+        Op::FrameExit { s: 70 },
+    ]);
+    // mt(70, 5): frame 70 may trigger an acquire of class 5.
+    let bps = [(70, aux(role::RELATION, 0)), (5, aux(role::CLASS, 0))];
+    let first_acquirer = |strategy, seed| {
+        let (v, events) = simulate(&with(strategy, seed, &bps), &[&publisher, &user]);
+        assert_eq!(v, Verdict::Pass);
+        events.iter().find_map(|e| match e {
+            Event::Acquire { t, .. } => Some(*t),
+            _ => None,
+        })
+    };
+    let reversed = (0..30)
+        .filter(|s| first_acquirer(StrategyId::DrFinder, *s) == Some(2))
+        .count();
+    let random = (0..30)
+        .filter(|s| first_acquirer(StrategyId::Random, *s) == Some(2))
+        .count();
+    // Whenever task 2 is inside frame 70 when task 1 asks for the lock, it goes first.
+    assert!(reversed >= 15, "{reversed}");
+    assert!(reversed > random + 5, "{reversed} vs {random}");
+}
