@@ -114,10 +114,32 @@ pub enum WaitKind {
 /// Marker for "no task" in task fields (e.g. the holder of a lock nobody holds).
 pub const NO_TASK: u8 = 0xFF;
 
+/// Is the field named `t` (the event's task)? Idents match by name in patterns.
+macro_rules! is_t {
+    (t) => {
+        true
+    };
+    ($other:ident) => {
+        false
+    };
+}
+
+/// Is the field named `s` (the event's site)?
+macro_rules! is_s {
+    (s) => {
+        true
+    };
+    ($other:ident) => {
+        false
+    };
+}
+
+/// The event table: one line per kind gives its name, trace level, operation name (as
+/// printed), defmt format and fields; everything else about events is generated from it.
 macro_rules! events {
     ($(
         $(#[$doc:meta])*
-        $name:ident [$level:ident] $fmt:tt { $($field:ident : $ty:ident),* $(,)? }
+        $name:ident [$level:ident] $op:literal $fmt:tt { $($field:ident : $ty:ident),* $(,)? }
     ),* $(,)?) => {
         /// One scheduling or result event. See the module doc for the field names.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -140,6 +162,11 @@ macro_rules! events {
             /// The fixed format string of this kind (defmt syntax).
             pub fn format(self) -> &'static str {
                 match self { $(EventKind::$name => $fmt),* }
+            }
+
+            /// The operation's name, as the host prints it and compares it across ports.
+            pub fn name(self) -> &'static str {
+                match self { $(EventKind::$name => $op),* }
             }
 
             /// The lowest trace level at which this kind is emitted.
@@ -165,6 +192,30 @@ macro_rules! events {
                 match self { $(Event::$name { .. } => EventKind::$name),* }
             }
 
+            /// The task this event belongs to: its `t` field, when it has one.
+            #[allow(unused_variables)]
+            pub fn task(&self) -> Option<u8> {
+                match *self {
+                    $(Event::$name { $($field),* } => {
+                        let mut task = None;
+                        $( if is_t!($field) { task = Some($field as u8); } )*
+                        task
+                    })*
+                }
+            }
+
+            /// The `s` field (the site of the operation), when the event has one.
+            #[allow(unused_variables)]
+            fn site_field(&self) -> Option<u32> {
+                match *self {
+                    $(Event::$name { $($field),* } => {
+                        let mut site = None;
+                        $( if is_s!($field) { site = Some($field as u32); } )*
+                        site
+                    })*
+                }
+            }
+
             /// The argument values in format-string order (for rendering).
             fn values(&self, out: &mut heapless::Vec<u64, 8>) {
                 match *self {
@@ -187,75 +238,75 @@ macro_rules! events {
 
 events! {
     /// A run begins: its seed, strategy id, trace level and the index of the run in this boot.
-    RunStart [Results] "J start seed={=u64} strategy={=u8} trace={=u8} run={=u32}" { seed: u64, strategy: u8, trace: u8, run: u32 },
+    RunStart [Results] "start" "J start seed={=u64} strategy={=u8} trace={=u8} run={=u32}" { seed: u64, strategy: u8, trace: u8, run: u32 },
     /// Task `t` spawned `child` at site `s` (happens-before: SND by t, RCV by child).
-    Spawn [Sync] "J spawn t={=u8} child={=u8} s={=u32}" { t: u8, child: u8, s: u32 },
+    Spawn [Sync] "spawn" "J spawn t={=u8} child={=u8} s={=u32}" { t: u8, child: u8, s: u32 },
     /// Task `t` began running.
-    TaskStart [Sync] "J begin t={=u8}" { t: u8 },
+    TaskStart [Sync] "begin" "J begin t={=u8}" { t: u8 },
     /// Task `t` ended.
-    TaskExit [Sync] "J exit t={=u8}" { t: u8 },
+    TaskExit [Sync] "exit" "J exit t={=u8}" { t: u8 },
     /// Task `t` joined `child` at site `s` (happens-before: SND by child, RCV by t).
-    Join [Sync] "J join t={=u8} child={=u8} s={=u32}" { t: u8, child: u8, s: u32 },
+    Join [Sync] "join" "J join t={=u8} child={=u8} s={=u32}" { t: u8, child: u8, s: u32 },
     /// Read of location `a`.
-    Read [Full] "R t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
+    Read [Full] "read" "R t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
     /// Write of location `a`.
-    Write [Full] "W t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
+    Write [Full] "write" "W t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
     /// Read-modify-write of location `a` (one statement; counts as a write).
-    Update [Full] "U t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
+    Update [Full] "update" "U t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
     /// Acquire of lock `l` (class `c`).
-    Acquire [Sync] "L t={=u8} s={=u32} l={=u32} c={=u32}" { t: u8, s: u32, l: u32, c: u32 },
+    Acquire [Sync] "acquire" "L t={=u8} s={=u32} l={=u32} c={=u32}" { t: u8, s: u32, l: u32, c: u32 },
     /// Release of lock `l`.
-    Release [Sync] "UL t={=u8} s={=u32} l={=u32}" { t: u8, s: u32, l: u32 },
+    Release [Sync] "release" "UL t={=u8} s={=u32} l={=u32}" { t: u8, s: u32, l: u32 },
     /// Entry of an atomic block.
-    AtomicEnter [Sync] "AB t={=u8} s={=u32}" { t: u8, s: u32 },
+    AtomicEnter [Sync] "atomic-enter" "AB t={=u8} s={=u32}" { t: u8, s: u32 },
     /// Exit of the atomic block entered at site `s`.
-    AtomicExit [Sync] "AE t={=u8} s={=u32}" { t: u8, s: u32 },
+    AtomicExit [Sync] "atomic-exit" "AE t={=u8} s={=u32}" { t: u8, s: u32 },
     /// Signal `g` sent (happens-before SND).
-    Signal [Sync] "SG t={=u8} s={=u32} g={=u32}" { t: u8, s: u32, g: u32 },
+    Signal [Sync] "signal" "SG t={=u8} s={=u32} g={=u32}" { t: u8, s: u32, g: u32 },
     /// Signal `g` received (happens-before RCV).
-    Wait [Sync] "WT t={=u8} s={=u32} g={=u32}" { t: u8, s: u32, g: u32 },
+    Wait [Sync] "wait" "WT t={=u8} s={=u32} g={=u32}" { t: u8, s: u32, g: u32 },
     /// Entry of the `critical-section` critical section (a global lock).
-    CsEnter [Sync] "CS t={=u8}" { t: u8 },
+    CsEnter [Sync] "cs-enter" "CS t={=u8}" { t: u8 },
     /// Exit of the `critical-section` critical section.
-    CsExit [Sync] "CX t={=u8}" { t: u8 },
+    CsExit [Sync] "cs-exit" "CX t={=u8}" { t: u8 },
     /// An explicit scheduling point with no shared effect.
-    Yield [Full] "Y t={=u8} s={=u32}" { t: u8, s: u32 },
+    Yield [Full] "yield" "Y t={=u8} s={=u32}" { t: u8, s: u32 },
     /// Entry of an instrumented function frame (DrFinder call stacks).
-    FrameEnter [Sync] "FE t={=u8} s={=u32}" { t: u8, s: u32 },
+    FrameEnter [Sync] "frame-enter" "FE t={=u8} s={=u32}" { t: u8, s: u32 },
     /// Exit of the frame entered at site `s`.
-    FrameExit [Sync] "FX t={=u8} s={=u32}" { t: u8, s: u32 },
+    FrameExit [Sync] "frame-exit" "FX t={=u8} s={=u32}" { t: u8, s: u32 },
     /// The strategy postponed task `t` before its operation at site `s` (CalFuzzer's
     /// `postponed` set).
-    Postpone [Sync] "J postpone t={=u8} s={=u32}" { t: u8, s: u32 },
+    Postpone [Sync] "postpone" "J postpone t={=u8} s={=u32}" { t: u8, s: u32 },
     /// Every enabled task was postponed: task `t` was released and runs (thrashing).
-    Thrash [Sync] "J thrash t={=u8}" { t: u8 },
+    Thrash [Sync] "thrash" "J thrash t={=u8}" { t: u8 },
     /// Task `t` stayed postponed for the livelock bound of `steps` scheduling steps and was
     /// released.
-    LivelockRelease [Sync] "J livelock t={=u8} steps={=u32}" { t: u8, steps: u32 },
+    LivelockRelease [Sync] "livelock-release" "J livelock t={=u8} steps={=u32}" { t: u8, steps: u32 },
     /// A real race on location `a`: task `t` at site `s` and task `t2` at site `s2` were both
     /// about to access it (one writes); `t` went first.
-    RealRace [Results] "J race t={=u8} s={=u32} t2={=u8} s2={=u32} a={=u32}" { t: u8, s: u32, t2: u8, s2: u32, a: u32 },
+    RealRace [Results] "REAL RACE" "J race t={=u8} s={=u32} t2={=u8} s2={=u32} a={=u32}" { t: u8, s: u32, t2: u8, s2: u32, a: u32 },
     /// A real atomicity violation: task `t`, inside the atomic block entered at `block`, was
     /// about to re-acquire lock `l` when task `by` acquired it at site `s`.
-    AtomicityViolation [Results] "J atomicity t={=u8} block={=u32} l={=u32} by={=u8} s={=u32}" { t: u8, block: u32, l: u32, by: u8, s: u32 },
+    AtomicityViolation [Results] "ATOMICITY VIOLATION" "J atomicity t={=u8} block={=u32} l={=u32} by={=u8} s={=u32}" { t: u8, block: u32, l: u32, by: u8, s: u32 },
     /// One edge of a real deadlock cycle: task `t`, stopped at site `s`, waits for lock `l`
     /// held by `holder` (the edges follow each other around the cycle).
-    DeadlockConfirmed [Results] "J deadlock t={=u8} s={=u32} l={=u32} holder={=u8}" { t: u8, s: u32, l: u32, holder: u8 },
+    DeadlockConfirmed [Results] "DEADLOCK" "J deadlock t={=u8} s={=u32} l={=u32} holder={=u8}" { t: u8, s: u32, l: u32, holder: u8 },
     /// Deadlock report: task `t`, stopped at site `s`, waits (`kind`, see `WaitKind`) on `on`, held by `holder`.
-    Blocked [Results] "J blocked t={=u8} s={=u32} kind={=u8} on={=u32} holder={=u8}" { t: u8, s: u32, kind: u8, on: u32, holder: u8 },
+    Blocked [Results] "blocked" "J blocked t={=u8} s={=u32} kind={=u8} on={=u32} holder={=u8}" { t: u8, s: u32, kind: u8, on: u32, holder: u8 },
     /// Task `t` panicked at site `s` (the message, if any, precedes it in a side frame).
-    TaskPanic [Results] "J panic t={=u8} s={=u32}" { t: u8, s: u32 },
+    TaskPanic [Results] "panic" "J panic t={=u8} s={=u32}" { t: u8, s: u32 },
     /// Task `t` overflowed its stack of `size` bytes (its canary was overwritten); `depth`
     /// is how deep the stack was when the kernel noticed.
-    StackOverflow [Results] "J stack-overflow t={=u8} depth={=u32} size={=u32}" { t: u8, depth: u32, size: u32 },
+    StackOverflow [Results] "stack-overflow" "J stack-overflow t={=u8} depth={=u32} size={=u32}" { t: u8, depth: u32, size: u32 },
     /// The CPU took a HardFault while task `t` ran, at `pc` (0 when the exception frame was
     /// not on the task's stack), with the fault status registers as read (the host decodes
     /// them; ARMv6-M has none and sends 0).
-    HardFault [Results] "J hardfault t={=u8} pc={=u32} lr={=u32} xpsr={=u32} cfsr={=u32} hfsr={=u32} mmfar={=u32} bfar={=u32}" { t: u8, pc: u32, lr: u32, xpsr: u32, cfsr: u32, hfsr: u32, mmfar: u32, bfar: u32 },
+    HardFault [Results] "hardfault" "J hardfault t={=u8} pc={=u32} lr={=u32} xpsr={=u32} cfsr={=u32} hfsr={=u32} mmfar={=u32} bfar={=u32}" { t: u8, pc: u32, lr: u32, xpsr: u32, cfsr: u32, hfsr: u32, mmfar: u32, bfar: u32 },
     /// The configuration block was refused (`reason`, see `config::Rejection`).
-    ConfigRejected [Results] "J config-rejected reason={=u8}" { reason: u8 },
+    ConfigRejected [Results] "config-rejected" "J config-rejected reason={=u8}" { reason: u8 },
     /// The run ended with `verdict` (see `Verdict`) after `steps` scheduling steps.
-    RunEnd [Results] "J end verdict={=u8} steps={=u32}" { verdict: u8, steps: u32 },
+    RunEnd [Results] "end" "J end verdict={=u8} steps={=u32}" { verdict: u8, steps: u32 },
 }
 
 /// Side frames: not events, but context the host attaches to the next event.
@@ -273,65 +324,12 @@ impl Event {
         self.kind().level()
     }
 
-    /// The task this event belongs to, when it has one.
-    pub fn task(&self) -> Option<u8> {
-        match *self {
-            Event::Spawn { t, .. }
-            | Event::TaskStart { t }
-            | Event::TaskExit { t }
-            | Event::Join { t, .. }
-            | Event::Read { t, .. }
-            | Event::Write { t, .. }
-            | Event::Update { t, .. }
-            | Event::Acquire { t, .. }
-            | Event::Release { t, .. }
-            | Event::AtomicEnter { t, .. }
-            | Event::AtomicExit { t, .. }
-            | Event::Signal { t, .. }
-            | Event::Wait { t, .. }
-            | Event::CsEnter { t }
-            | Event::CsExit { t }
-            | Event::Yield { t, .. }
-            | Event::FrameEnter { t, .. }
-            | Event::FrameExit { t, .. }
-            | Event::Blocked { t, .. }
-            | Event::Postpone { t, .. }
-            | Event::Thrash { t }
-            | Event::LivelockRelease { t, .. }
-            | Event::RealRace { t, .. }
-            | Event::AtomicityViolation { t, .. }
-            | Event::DeadlockConfirmed { t, .. }
-            | Event::TaskPanic { t, .. }
-            | Event::StackOverflow { t, .. }
-            | Event::HardFault { t, .. } => Some(t),
-            Event::RunStart { .. } | Event::ConfigRejected { .. } | Event::RunEnd { .. } => None,
-        }
-    }
-
-    /// The site of this event, when it has one.
+    /// The site of this event, when it has one: its `s` field, except for an atomicity
+    /// violation, whose site is its block's.
     pub fn site(&self) -> Option<u32> {
         match *self {
-            Event::Spawn { s, .. }
-            | Event::Join { s, .. }
-            | Event::Read { s, .. }
-            | Event::Write { s, .. }
-            | Event::Update { s, .. }
-            | Event::Acquire { s, .. }
-            | Event::Release { s, .. }
-            | Event::AtomicEnter { s, .. }
-            | Event::AtomicExit { s, .. }
-            | Event::Signal { s, .. }
-            | Event::Wait { s, .. }
-            | Event::Yield { s, .. }
-            | Event::FrameEnter { s, .. }
-            | Event::FrameExit { s, .. }
-            | Event::Blocked { s, .. }
-            | Event::Postpone { s, .. }
-            | Event::RealRace { s, .. }
-            | Event::DeadlockConfirmed { s, .. }
-            | Event::TaskPanic { s, .. } => Some(s),
             Event::AtomicityViolation { block, .. } => Some(block),
-            _ => None,
+            _ => self.site_field(),
         }
     }
 
@@ -498,6 +496,25 @@ mod tests {
                 assert_ne!(a.format(), b.format());
             }
         }
+    }
+
+    #[test]
+    fn task_and_site_come_from_the_t_and_s_fields() {
+        for e in Event::samples() {
+            let fmt = e.kind().format();
+            let has = |f: &str| fmt.contains(&std::format!(" {f}={{"));
+            assert_eq!(e.task().is_some(), has("t"), "{fmt}");
+            let site = e.kind() == EventKind::AtomicityViolation || has("s");
+            assert_eq!(e.site().is_some(), site, "{fmt}");
+        }
+        let v = Event::AtomicityViolation {
+            t: 1,
+            block: 7,
+            l: 2,
+            by: 3,
+            s: 9,
+        };
+        assert_eq!((v.task(), v.site()), (Some(1), Some(7)));
     }
 
     #[test]
