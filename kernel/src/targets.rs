@@ -131,10 +131,18 @@ pub struct TaskFacts {
 }
 
 /// Tracks [`TaskFacts`] for every task, from the operations as they execute.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Tracker {
     /// Facts per task id.
     pub tasks: [TaskFacts; MAX_TASKS],
+}
+
+impl Default for Tracker {
+    fn default() -> Self {
+        Tracker {
+            tasks: [TaskFacts::default(); MAX_TASKS],
+        }
+    }
 }
 
 impl Tracker {

@@ -4,6 +4,11 @@
 //! drawn uniformly from the first `k` steps, the task that just ran drops to priority `i`
 //! (lower than every initial priority). A bug of depth `d` is found with probability at
 //! least `1 / (n · k^(d−1))`.
+//!
+//! The random priorities are dealt as tasks appear: a new task is inserted at a uniformly
+//! random rank among the tasks ranked so far, which gives a uniformly random permutation
+//! without depending on the size of the task table (so one seed decides the same whatever
+//! task limit the firmware was built with).
 
 use super::{Strategy, View};
 use crate::op::Op;
@@ -20,8 +25,13 @@ pub const DEFAULT_STEPS: u32 = 1000;
 /// The PCT strategy.
 #[derive(Clone, Debug)]
 pub struct Pct {
-    /// Priority of each task slot (a random permutation of `d .. d + MAX_TASKS`).
+    /// Priority of each task (`d + rank` for a random rank among the tasks spawned so far;
+    /// below `d` once a change point has lowered it).
     priority: [u8; MAX_TASKS],
+    /// The lowest initial priority, `d`.
+    base: u8,
+    /// Tasks ranked so far.
+    ranked: u8,
     /// The steps after which a priority change happens, ascending.
     change: heapless::Vec<u32, MAX_DEPTH>,
     /// Change points passed so far.
@@ -34,14 +44,8 @@ impl Pct {
         let d = if d == 0 { DEFAULT_DEPTH } else { d }.clamp(1, MAX_DEPTH as u32 + 1);
         let k = if k == 0 { DEFAULT_STEPS } else { k };
         let mut priority = [0u8; MAX_TASKS];
-        for (i, p) in priority.iter_mut().enumerate() {
-            *p = (d as usize + i) as u8;
-        }
-        // Fisher–Yates: a uniformly random assignment of the initial priorities.
-        for i in (1..MAX_TASKS).rev() {
-            let j = rng.below(i as u32 + 1) as usize;
-            priority.swap(i, j);
-        }
+        // Task 0, the only one so far, has rank 0.
+        priority[0] = d as u8;
         let mut change = heapless::Vec::new();
         for _ in 1..d {
             let _ = change.push(1 + rng.below(k));
@@ -56,6 +60,8 @@ impl Pct {
         }
         Pct {
             priority,
+            base: d as u8,
+            ranked: 1,
             change,
             passed: 0,
         }
@@ -73,6 +79,20 @@ impl Pct {
             }
         }
         best
+    }
+
+    /// Task `child` appears: it takes a uniformly random rank among the ranked tasks
+    /// (random insertion, which makes the ranks a uniformly random permutation).
+    fn rank(&mut self, child: TaskId, rng: &mut SchedRng) {
+        let n = u32::from(self.ranked);
+        let at = self.base + rng.below(n + 1) as u8;
+        for p in self.priority.iter_mut() {
+            if *p >= at {
+                *p += 1;
+            }
+        }
+        self.priority[child as usize] = at;
+        self.ranked += 1;
     }
 
     /// After `t` executed step number `step`: the change points passed lower its priority.
@@ -111,7 +131,10 @@ impl Strategy for Pct {
         self.highest(candidates)
     }
 
-    fn analyze(&mut self, t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
+    fn analyze(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> TaskSet {
+        if let Op::Spawn { child, .. } = *op {
+            self.rank(child, rng);
+        }
         // `view.step` counts the step just executed.
         self.passed_step(t, view.step);
         TaskSet::EMPTY
