@@ -579,41 +579,10 @@ pub fn is_finding(ev: &Event) -> bool {
     )
 }
 
-/// The operation's name, as printed and compared across ports.
+/// The operation's name, as printed and compared across ports (the kernel's event table
+/// gives it).
 pub fn operation(ev: &Event) -> &'static str {
-    match ev {
-        Event::RunStart { .. } => "start",
-        Event::Spawn { .. } => "spawn",
-        Event::TaskStart { .. } => "begin",
-        Event::TaskExit { .. } => "exit",
-        Event::Join { .. } => "join",
-        Event::Read { .. } => "read",
-        Event::Write { .. } => "write",
-        Event::Update { .. } => "update",
-        Event::Acquire { .. } => "acquire",
-        Event::Release { .. } => "release",
-        Event::AtomicEnter { .. } => "atomic-enter",
-        Event::AtomicExit { .. } => "atomic-exit",
-        Event::Signal { .. } => "signal",
-        Event::Wait { .. } => "wait",
-        Event::CsEnter { .. } => "cs-enter",
-        Event::CsExit { .. } => "cs-exit",
-        Event::Yield { .. } => "yield",
-        Event::FrameEnter { .. } => "frame-enter",
-        Event::FrameExit { .. } => "frame-exit",
-        Event::Blocked { .. } => "blocked",
-        Event::Postpone { .. } => "postpone",
-        Event::Thrash { .. } => "thrash",
-        Event::LivelockRelease { .. } => "livelock-release",
-        Event::RealRace { .. } => "REAL RACE",
-        Event::AtomicityViolation { .. } => "ATOMICITY VIOLATION",
-        Event::DeadlockConfirmed { .. } => "DEADLOCK",
-        Event::TaskPanic { .. } => "panic",
-        Event::StackOverflow { .. } => "stack-overflow",
-        Event::HardFault { .. } => "hardfault",
-        Event::ConfigRejected { .. } => "config-rejected",
-        Event::RunEnd { .. } => "end",
-    }
+    ev.kind().name()
 }
 
 /// The operation and its operands, for the interleaving; `site_text` names other sites.

@@ -55,11 +55,13 @@ pub enum Verdict {
     ConfigRejected = 5,
     /// The CPU took a HardFault.
     HardFault = 6,
+    /// A spawn found the task table full (the firmware's task limit).
+    TaskLimit = 7,
 }
 
 impl Verdict {
     /// All verdicts, in code order.
-    pub const ALL: [Verdict; 7] = [
+    pub const ALL: [Verdict; 8] = [
         Verdict::Pass,
         Verdict::Panic,
         Verdict::Deadlock,
@@ -67,6 +69,7 @@ impl Verdict {
         Verdict::StackOverflow,
         Verdict::ConfigRejected,
         Verdict::HardFault,
+        Verdict::TaskLimit,
     ];
 
     /// Decodes the `verdict=` field of [`Event::RunEnd`].
@@ -75,10 +78,12 @@ impl Verdict {
     }
 
     /// Process exit code (firmware under QEMU, host port, and the `jostle` CLI alike):
-    /// 0 for pass, 10 + the verdict's number otherwise.
+    /// 0 for pass, 10 + the verdict's number otherwise, except the task limit's 19 (17 and
+    /// 18 are the host's timeout and lost target).
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Pass => 0,
+            Verdict::TaskLimit => 19,
             v => 10 + v as u8,
         }
     }
@@ -93,6 +98,7 @@ impl Verdict {
             Verdict::StackOverflow => "stack_overflow",
             Verdict::ConfigRejected => "config_rejected",
             Verdict::HardFault => "hard_fault",
+            Verdict::TaskLimit => "task_limit",
         }
     }
 }
@@ -303,6 +309,8 @@ events! {
     /// not on the task's stack), with the fault status registers as read (the host decodes
     /// them; ARMv6-M has none and sends 0).
     HardFault [Results] "hardfault" "J hardfault t={=u8} pc={=u32} lr={=u32} xpsr={=u32} cfsr={=u32} hfsr={=u32} mmfar={=u32} bfar={=u32}" { t: u8, pc: u32, lr: u32, xpsr: u32, cfsr: u32, hfsr: u32, mmfar: u32, bfar: u32 },
+    /// Task `t` spawned a task while all `max` slots of the task table were taken.
+    TaskLimit [Results] "task-limit" "J task-limit t={=u8} max={=u8}" { t: u8, max: u8 },
     /// The configuration block was refused (`reason`, see `config::Rejection`).
     ConfigRejected [Results] "config-rejected" "J config-rejected reason={=u8}" { reason: u8 },
     /// The run ended with `verdict` (see `Verdict`) after `steps` scheduling steps.

@@ -186,6 +186,17 @@ impl<K: Sink> Core<K> {
         self.decide()
     }
 
+    /// Ends the run because task `me` spawned past the task limit: the `TaskLimit` event,
+    /// then the run's end. The port stops the run with the verdict's exit code.
+    pub fn task_limit(&mut self, me: TaskId) -> Verdict {
+        self.sink.emit(&Event::TaskLimit {
+            t: me,
+            max: MAX_TASKS as u8,
+        });
+        self.abort(Verdict::TaskLimit);
+        Verdict::TaskLimit
+    }
+
     /// Ends the run now with `verdict` (panic, stack overflow, fault: found by the port).
     pub fn abort(&mut self, verdict: Verdict) {
         self.sink.emit(&Event::RunEnd {

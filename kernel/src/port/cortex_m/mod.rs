@@ -310,7 +310,9 @@ pub fn spawn(region: (*mut u8, usize), entry: fn()) -> TaskId {
             }
         }
         let Some(t) = (*k).core.reserve() else {
-            panic!("spawn: task table full ({} tasks)", MAX_TASKS);
+            ending();
+            let verdict = (*k).core.task_limit((*k).current);
+            finish(verdict.exit_code())
         };
         if size < (CANARY_WORDS + 32) * 4 {
             panic!("spawn: stack of {} bytes is too small", size);

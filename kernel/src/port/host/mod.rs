@@ -177,10 +177,13 @@ pub fn point(op: Op) {
 
 /// Reserves a task id and starts its thread, which waits for its first turn.
 pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
-    let id = lock().core.reserve();
-    let Some(id) = id else {
-        panic!("spawn: task table full ({} tasks)", crate::task::MAX_TASKS);
+    let mut st = lock();
+    let Some(id) = st.core.reserve() else {
+        let me = st.current;
+        let verdict = st.core.task_limit(me);
+        finish(&mut st, verdict.exit_code())
     };
+    drop(st);
     let thread = std::thread::Builder::new()
         .name(format!("jostle-task-{id}"))
         .spawn(move || {
