@@ -1,10 +1,5 @@
-// Puts memory.x on the linker search path (cortex-m-rt's link.x includes it).
-use std::{env, fs, path::PathBuf};
-
+// memory.x on the linker search path, and a check that the firmware links with
+// cortex-m-rt's and defmt's linker scripts (see jostle-board-build).
 fn main() {
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    fs::write(out.join("memory.x"), include_bytes!("memory.x")).expect("write memory.x");
-    println!("cargo::rustc-link-search={}", out.display());
-    println!("cargo::rerun-if-changed=memory.x");
-    println!("cargo::rerun-if-changed=build.rs");
+    jostle_board_build::board(include_bytes!("memory.x"));
 }

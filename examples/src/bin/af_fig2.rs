@@ -3,7 +3,7 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use jostle_examples::*;
+use jostle::*;
 
 static ACCT: Mutex<()> = Mutex::new(());
 static BALANCE: Shared<i32> = Shared::new(100);

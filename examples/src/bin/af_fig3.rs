@@ -4,7 +4,7 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use jostle_examples::*;
+use jostle::*;
 
 static OUTER: Mutex<()> = Mutex::new(());
 static ACCT: Mutex<()> = Mutex::new(());

@@ -3,7 +3,7 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use jostle_examples::*;
+use jostle::*;
 
 static COUNT: Mutex<u32> = Mutex::new(0);
 static STACK1: Stack<4096> = Stack::new();

@@ -5,7 +5,7 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use jostle_examples::*;
+use jostle::*;
 
 static VALUE: Shared<u32> = Shared::new(0);
 static FLAG: Shared<u32> = Shared::new(0);

@@ -4,7 +4,7 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use jostle_examples::*;
+use jostle::*;
 
 static STACK1: Stack<2048> = Stack::new();
 static STACK2: Stack<2048> = Stack::new();

@@ -4,7 +4,7 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use jostle_examples::*;
+use jostle::*;
 
 const WORKERS: usize = 20;
 static STACKS: [Stack<1024>; WORKERS] = [const { Stack::new() }; WORKERS];

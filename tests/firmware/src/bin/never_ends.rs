@@ -3,7 +3,7 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use jostle_examples::*;
+use jostle::*;
 
 static SPIN: Shared<u32> = Shared::new(0);
 

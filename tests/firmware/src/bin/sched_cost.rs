@@ -5,9 +5,10 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use jostle_examples::*;
+use jostle::*;
 
 static STACK1: Stack<4096> = Stack::new();
+#[cfg_attr(not(target_os = "none"), allow(dead_code))]
 static VALUE: Shared<u32> = Shared::new(0);
 const N: u32 = 2000;
 

@@ -1,12 +1,6 @@
-//! Firmware under test for Jostle: the seed papers' figures and a few classics (see README.md).
-//!
-//! Every binary builds for QEMU (`--target thumbv7m-none-eabi`, board `mps2-an385`), for the
-//! hardware boards (`--no-default-features --features nrf52840|stm32f411|rp2040` with their
-//! target), and for the host port (plain `cargo build`), from the same source, through
-//! [`firmware!`].
-//! Filler sizes and other knobs come from the configuration block's arguments
-//! (`jostle run --arg N`), so one build serves every size.
+#![doc = include_str!("../README.md")]
 #![cfg_attr(target_os = "none", no_std)]
+#![warn(missing_docs)]
 
 pub use jostle_kernel::*;
 
