@@ -3,10 +3,12 @@
 
 use core::cell::UnsafeCell;
 
-/// A task's statically allocated stack of `BYTES` bytes (8-byte aligned). The lowest words
-/// hold a canary that the kernel checks at every scheduling point of the task.
+/// A task's statically allocated stack of `BYTES` bytes. Its lowest 32 bytes are the
+/// task's guard: on a CPU with an MPU the kernel forbids every access to them while the task
+/// runs (an overflow faults at once); without one they hold a canary checked whenever the
+/// task is switched out. Aligned to 32 bytes, as an MPU region of that size must be.
 /// The host port runs tasks on OS threads and leaves this memory unused.
-#[repr(C, align(8))]
+#[repr(C, align(32))]
 pub struct Stack<const BYTES: usize> {
     mem: UnsafeCell<[u8; BYTES]>,
 }

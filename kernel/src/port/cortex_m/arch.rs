@@ -199,3 +199,66 @@ pub unsafe fn restart(vtor: u32) -> ! {
         );
     }
 }
+
+/// The MPU's registers (PMSAv6/PMSAv7 share this layout).
+const MPU_TYPE: *mut u32 = 0xE000_ED90 as *mut u32;
+const MPU_CTRL: *mut u32 = 0xE000_ED94 as *mut u32;
+const MPU_RNR: *mut u32 = 0xE000_ED98 as *mut u32;
+const MPU_RBAR: *mut u32 = 0xE000_ED9C as *mut u32;
+const MPU_RASR: *mut u32 = 0xE000_EDA0 as *mut u32;
+
+/// The MPU region that guards the running task's stack (the highest-numbered region wins
+/// where regions overlap, so the guard is the last of the CPU's regions).
+static mut GUARD_REGION: u32 = 0;
+
+/// Sets up the stack guard: one MPU region of 32 bytes, no access, no execution, moved to
+/// the running task's guard at every switch ([`guard`]); the default memory map stays in
+/// force elsewhere (PRIVDEFENA). Returns `false`, leaving the MPU alone, when the CPU has
+/// none (the canary is then the only guard).
+///
+/// # Safety
+/// Once, before the first task runs, in privileged thread mode.
+pub unsafe fn guard_init() -> bool {
+    // SAFETY: System Control Space registers, present on every Cortex-M (MPU_TYPE reads 0
+    // without an MPU).
+    unsafe {
+        let regions = (MPU_TYPE.read_volatile() >> 8) & 0xFF;
+        if regions == 0 {
+            return false;
+        }
+        GUARD_REGION = regions - 1;
+        MPU_RNR.write_volatile(regions - 1);
+        MPU_RBAR.write_volatile(0);
+        // XN (bit 28), AP = 000 (no access), SIZE = 4 (2^(4+1) = 32 bytes), ENABLE.
+        MPU_RASR.write_volatile((1 << 28) | (4 << 1) | 1);
+        // ENABLE | PRIVDEFENA; HFNMIENA clear, so fault handlers may read the guard.
+        MPU_CTRL.write_volatile(0b101);
+        core::arch::asm!("dsb", "isb");
+        true
+    }
+}
+
+/// Moves the guard to the stack whose lowest address is `base` (32-byte aligned).
+///
+/// # Safety
+/// After [`guard_init`] returned `true`.
+#[inline(always)]
+pub unsafe fn guard(base: usize) {
+    // SAFETY: RBAR with VALID (bit 4) selects the guard region and sets its base in one
+    // write; the `dsb` makes it take effect before the task runs (the exception return or
+    // the switch's `pop` is the synchronising point for instruction fetches).
+    unsafe {
+        MPU_RBAR.write_volatile(base as u32 | (1 << 4) | GUARD_REGION);
+        core::arch::asm!("dsb", options(nostack, preserves_flags));
+    }
+}
+
+/// Turns the MPU off (before a restart, whose startup code writes every stack).
+#[inline(always)]
+pub fn guard_off() {
+    // SAFETY: clearing MPU_CTRL only restores the default memory map.
+    unsafe {
+        MPU_CTRL.write_volatile(0);
+        core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
+    }
+}

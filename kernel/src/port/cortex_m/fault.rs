@@ -8,8 +8,9 @@
 //! as they are; the host decodes them into words. ARMv6-M has none of them (they read as 0).
 //!
 //! A stack overflow is reported only on evidence: the task's canary is overwritten, or the
-//! stack pointer or the faulting address lies in the task's guard (its canary words) or
-//! just below its stack (the failed exception stacking of an overflowing task).
+//! stack pointer or the faulting address lies in the task's guard (its lowest 32 bytes, which
+//! the MPU forbids while the task runs: see `arch::guard`) or just below its stack (the failed
+//! exception stacking of an overflowing task).
 
 use super::{CANARY, CANARY_WORDS, end_unstarted, ending, finish, kernel, started};
 use crate::event::{Event, NO_TASK, Verdict};

@@ -65,6 +65,9 @@ struct Kernel {
     /// Each task's stack: lowest address and size.
     stacks: [(usize, usize); MAX_TASKS],
     current: TaskId,
+    /// Whether the MPU guards the running task's stack (else the canary is checked at
+    /// every switch).
+    guarded: bool,
     args: heapless::Vec<u32, MAX_ARGS>,
     exit: fn(u8) -> !,
     /// This run's index among the block's runs per boot, their number, and the block's
@@ -101,6 +104,8 @@ unsafe fn finish(code: u8) -> ! {
     // SAFETY: per the contract; the run is over, nothing else touches the kernel.
     unsafe {
         let k = kernel();
+        // Startup code writes all of RAM again, the guarded stack included.
+        arch::guard_off();
         if (*k).run + 1 < (*k).runs {
             boot::set_next_run((*k).crc, (*k).run + 1);
             defmt::flush();
@@ -162,6 +167,8 @@ pub fn start<const BYTES: usize>(
         sp: [0; MAX_TASKS],
         stacks: [(0, 0); MAX_TASKS],
         current: 0,
+        // SAFETY: before the first task, in privileged thread mode.
+        guarded: unsafe { arch::guard_init() },
         args: config.args.clone(),
         exit,
         run,
@@ -178,6 +185,9 @@ pub fn start<const BYTES: usize>(
             Next::Run(t) => {
                 (*k).current = t;
                 let sp = (*k).sp[t as usize];
+                if (*k).guarded {
+                    arch::guard((*k).stacks[t as usize].0);
+                }
                 // The vector table's first word: the boot stack's top, for the handlers.
                 let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
                 let msp = (vtor as *const u32).read_volatile();
@@ -215,7 +225,9 @@ extern "C" fn task_entry(entry: usize) -> ! {
     unsafe {
         let k = kernel();
         let me = (*k).current;
-        check_canary(me);
+        if !(*k).guarded {
+            check_canary(me);
+        }
         let next = (*k).core.exit(me);
         go(GLOBAL.scratch_sp.get(), next);
     }
@@ -235,8 +247,13 @@ unsafe fn go(save: *mut u32, next: Next) {
         match next {
             Next::Run(t) if t == (*k).current => {}
             Next::Run(t) => {
-                // The canary is checked whenever a task is switched out (and at its end).
-                check_canary((*k).current);
+                // The MPU guards the running task's stack; without one, the canary is
+                // checked whenever a task is switched out (and at its end).
+                if (*k).guarded {
+                    arch::guard((*k).stacks[t as usize].0);
+                } else {
+                    check_canary((*k).current);
+                }
                 (*k).current = t;
                 let next_sp = (*k).sp[t as usize];
                 arch::switch(save, next_sp);
