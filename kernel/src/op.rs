@@ -71,6 +71,18 @@ impl Op {
         }
     }
 
+    /// The site of a plain access or yield, the operations the kernel's lean path may
+    /// decide on its own; `None` for every other operation.
+    #[inline(always)]
+    pub fn lean_site(&self) -> Option<u32> {
+        match *self {
+            Op::Read { s, .. } | Op::Write { s, .. } | Op::Update { s, .. } | Op::Yield { s } => {
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
     /// The trace level of [`Op::event`]'s event, known without building it: memory
     /// accesses and yields are `Full`, everything else `Sync`.
     #[inline(always)]

@@ -2,7 +2,7 @@
 //! and, when none is while some are alive, the deadlock report with its lock cycle.
 
 use super::{Core, Sink};
-use crate::event::{Event, NO_TASK, WaitKind};
+use crate::event::{Event, NO_TASK, TraceLevel, WaitKind};
 use crate::op::{Op, Slot};
 use crate::task::{MAX_TASKS, TaskId, TaskSet};
 
@@ -120,5 +120,31 @@ impl<K: Sink> Core<K> {
             }
             return;
         }
+    }
+
+    /// Recomputes what the lean path may do on its own, after a step of the general loop:
+    /// its budget (0 while a task is forced or postponed, at full trace, or when the strategy
+    /// must see the next step; else up to the step limit or the strategy's next point of
+    /// interest) and the tasks it may pick (enabledness of blocking operations and the
+    /// critical section change only in the general loop).
+    pub(super) fn refresh_lean(&mut self) {
+        if (self.forced.0 | self.postponed.0) != 0 || self.trace == TraceLevel::Full {
+            self.lean_budget = 0;
+            return;
+        }
+        let to_limit = self.step_limit.saturating_sub(self.steps);
+        self.lean_budget = to_limit.min(self.strategy.lean_budget(self.steps));
+        let mut allowed = TaskSet(!0);
+        for t in self.blocking.iter() {
+            if let Some(op) = self.slots[t as usize].pending()
+                && !self.enabled(op)
+            {
+                allowed.remove(t);
+            }
+        }
+        if let Some(h) = self.cs_holder {
+            allowed = TaskSet::one(h);
+        }
+        self.lean_allowed = allowed;
     }
 }

@@ -163,6 +163,7 @@ impl<K: Sink> Core<K> {
             self.postponed = self.postponed.minus(release);
             self.forced.0 |= release.0;
         }
+        self.refresh_lean();
         Next::Run(t)
     }
 

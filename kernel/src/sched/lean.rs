@@ -1,9 +1,9 @@
-//! The lean path: a plain access or yield at a site nothing aims at, with nothing forced or
-//! postponed, decided in a few dozen instructions without storing the pending operation.
+//! The lean path: a plain access or yield at a site nothing aims at, decided in a few dozen
+//! instructions without storing the pending operation, while the general loop has left it a
+//! budget of steps ([`Core::refresh_lean`]).
 
 use super::{Core, Next, Sink};
-use crate::event::TraceLevel;
-use crate::op::Op;
+use crate::op::{Op, Slot};
 use crate::task::{TaskId, TaskSet};
 
 impl<K: Sink> Core<K> {
@@ -11,19 +11,40 @@ impl<K: Sink> Core<K> {
     ///
     /// Most scheduling points are plain accesses or yields at sites nothing aims at, with
     /// nothing postponed or forced: there the loop of [`Core::decide`] reduces to "pick among
-    /// the enabled tasks; if it is `me`, execute". [`Core::lean`] takes exactly those
-    /// decisions (same draws, same events) without storing the pending operation, so that the
-    /// cost of instrumentation stays a few dozen instructions.
+    /// the enabled tasks; if it is `me`, execute". The lean path takes exactly those
+    /// decisions (same draws, same events) while `lean_budget` is not 0, without storing the
+    /// pending operation unless another task is picked.
+    ///
+    /// Why this equals the loop: `op` is a plain access or yield, which no strategy's check,
+    /// no target check (the race one is ruled out by [`crate::targets::Targets::may_race_at`])
+    /// and no tracker acts on; with nothing forced or postponed, the step limit and the
+    /// strategy's next point of interest not reached (the budget), `decide` would pick among
+    /// the enabled tasks exactly as [`crate::strategy::AnyStrategy::lean_pick`] does, and the
+    /// enabled tasks are the stopped ones the general loop last allowed.
     #[inline(always)]
     pub fn point(&mut self, me: TaskId, op: Op) -> Next {
-        match self.lean(me, &op) {
-            Some(Next::Run(t)) if t == me => Next::Run(me),
-            Some(Next::Run(t)) => {
-                self.stop(me, op);
-                self.after_pick(t)
+        if let Some(s) = op.lean_site()
+            && self.lean_budget != 0
+            && !self.targets.may_race_at(s)
+        {
+            let others = self.stopped.and(self.lean_allowed);
+            if others.is_empty() {
+                self.lean_step();
+                return Next::Run(me);
             }
-            _ => self.stopped_at(me, op),
+            if let Some(t) = self
+                .strategy
+                .lean_pick(others.or(TaskSet::one(me)), &mut self.rng)
+            {
+                if t == me {
+                    self.lean_step();
+                    return Next::Run(me);
+                }
+                self.stop(me, op);
+                return self.lean_switch(t);
+            }
         }
+        self.stopped_at(me, op)
     }
 
     /// The general path: `me` is stopped before `op` and the loop decides.
@@ -33,42 +54,27 @@ impl<K: Sink> Core<K> {
         self.decide()
     }
 
-    /// The lean path of [`Core::point`]. `None`: the point needs the general loop (and no
-    /// random draw has been made). `Some(Run(me))`: `me` executed `op`. `Some(Run(t))`: the
-    /// strategy picked another task `t`, which the caller hands to [`Core::after_pick`].
-    ///
-    /// Why this equals the loop: `op` is a plain access or yield, which no strategy's check,
-    /// no target check (the race one is ruled out by [`Targets::may_race_at`]) and no tracker
-    /// acts on; with nothing forced or postponed and the step limit not reached, `decide`
-    /// would pick among the enabled tasks exactly as [`AnyStrategy::lean_pick`] does.
+    /// One step of the lean path.
     #[inline(always)]
-    pub(super) fn lean(&mut self, me: TaskId, op: &Op) -> Option<Next> {
-        let s = match *op {
-            Op::Read { s, .. } | Op::Write { s, .. } | Op::Update { s, .. } | Op::Yield { s } => s,
-            _ => return None,
-        };
-        if (self.forced.0 | self.postponed.0) != 0
-            || self.steps >= self.step_limit
-            || self.targets.may_race_at(s)
+    fn lean_step(&mut self) {
+        self.steps += 1;
+        self.lean_budget -= 1;
+    }
+
+    /// The lean path picked `t`, another task than the caller: when `t` is stopped at a
+    /// plain access or yield that nothing aims at, it executes here (what `run` would do for
+    /// it: nothing but the step); otherwise the general loop takes over after the pick.
+    #[inline(never)]
+    fn lean_switch(&mut self, t: TaskId) -> Next {
+        if let Slot::Alive(Some(op)) = self.slots[t as usize]
+            && let Some(s) = op.lean_site()
+            && !self.targets.may_race_at(s)
         {
-            return None;
+            self.slots[t as usize] = Slot::Alive(None);
+            self.stopped.remove(t);
+            self.lean_step();
+            return Next::Run(t);
         }
-        let (others, _) = self.enabled_tasks();
-        let enabled = TaskSet(others.0 | 1 << me);
-        let t = if enabled.0 == 1 << me {
-            me
-        } else {
-            self.strategy.lean_pick(enabled, &mut self.rng)?
-        };
-        if t == me {
-            self.steps += 1;
-            if self.trace == TraceLevel::Full {
-                self.sink.emit(&op.event(me));
-            }
-            if self.analyzing {
-                self.strategy.lean_after(me, self.steps);
-            }
-        }
-        Some(Next::Run(t))
+        self.after_pick(t)
     }
 }

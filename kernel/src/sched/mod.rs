@@ -80,6 +80,16 @@ pub struct Core<K: Sink> {
     tracking: bool,
     /// Whether the strategy learns from executed operations (PCT, DrFinder).
     analyzing: bool,
+    /// Scheduling steps the lean path may still take on its own (0: every point goes
+    /// through the general loop). Recomputed after every step of the general loop
+    /// ([`Core::refresh_lean`]): it is 0 while anything is forced or postponed, at full
+    /// trace, or when the strategy wants to see every step; else it runs to the step limit
+    /// or the strategy's next point of interest.
+    lean_budget: u32,
+    /// Tasks the lean path may pick when stopped: not those whose blocking operation is
+    /// disabled, nor, while a task holds the critical section, any other task. Only the
+    /// general loop changes what this depends on.
+    lean_allowed: TaskSet,
     tracker: Tracker,
     sink: K,
 }
@@ -123,6 +133,8 @@ impl<K: Sink> Core<K> {
             checking: targets.race || targets.atomicity || targets.all_blocks,
             tracking: targets.atomicity || targets.all_blocks || config.strategy.tracks(),
             analyzing: config.strategy.analyzes(),
+            lean_budget: 0,
+            lean_allowed: TaskSet::EMPTY,
             targets,
             tracker: Tracker::default(),
             sink,

@@ -139,6 +139,14 @@ fn simulate(config: &Config, programs: &[&[Op]]) -> (Verdict, Vec<Event>) {
 /// `lean`: scheduling points go through [`Core::point`] (the lean path where it
 /// applies); otherwise always through the general loop.
 fn simulate_with(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, Vec<Event>) {
+    let (verdict, events, _) = schedule_of(config, programs, lean);
+    (verdict, events)
+}
+
+/// As [`simulate_with`], with the schedule: the task that runs after each point, then the
+/// number of steps.
+fn schedule_of(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, Vec<Event>, Vec<u32>) {
+    let mut schedule = Vec::new();
     let mut c = Core::new(config, 0, Rec::default());
     let mut main: Vec<Op> = Vec::new();
     let mut ids = Vec::new();
@@ -157,8 +165,12 @@ fn simulate_with(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, V
     let mut next = c.decide();
     loop {
         match next {
-            Next::End(v) => return (v, c.sink.0),
+            Next::End(v) => {
+                schedule.push(c.steps());
+                return (v, c.sink.0, schedule);
+            }
             Next::Run(t) => {
+                schedule.push(u32::from(t));
                 let i = t as usize;
                 next = match scripts[i].get(pc[i]) {
                     Some(op) => {
@@ -217,14 +229,17 @@ fn arb_step() -> impl proptest::strategy::Strategy<Value = Vec<Op>> {
 }
 
 proptest::proptest! {
-    /// The lean path takes exactly the general loop's decisions: same events, same
-    /// verdict, for every strategy, with breakpoints on some of the sites.
+    /// The lean path takes exactly the general loop's decisions: same schedule, same events,
+    /// same verdict and steps, for every strategy, with breakpoints on some of the sites and
+    /// step limits that cut some runs.
     #[test]
     fn lean_path_equals_the_general_loop(
         programs in proptest::collection::vec(
             proptest::collection::vec(arb_step(), 0..12), 1..4),
         seed in 0u64..1_000,
         strategy in 0u8..6,
+        full in proptest::bool::ANY,
+        step_limit in 5u32..200,
     ) {
         let strategy = StrategyId::from_u8(strategy).unwrap();
         let bps: &[(u32, u32)] = match strategy {
@@ -233,13 +248,15 @@ proptest::proptest! {
             _ => &[],
         };
         let mut config = with(strategy, seed, bps);
-        config.trace = crate::event::TraceLevel::Full;
+        // Below full trace, where the lean path runs (it stands aside at full trace).
+        config.trace = if full { TraceLevel::Full } else { TraceLevel::Sync };
         config.params = if strategy == StrategyId::Pct { [3, 60, 0, 0] } else { [0; 4] };
+        config.step_limit = step_limit;
         let programs: Vec<Vec<Op>> =
             programs.iter().map(|p| p.iter().flatten().copied().collect()).collect();
         let refs: Vec<&[Op]> = programs.iter().map(|p| p.as_slice()).collect();
-        let lean = simulate_with(&config, &refs, true);
-        let general = simulate_with(&config, &refs, false);
+        let lean = schedule_of(&config, &refs, true);
+        let general = schedule_of(&config, &refs, false);
         proptest::prop_assert_eq!(lean, general);
     }
 }

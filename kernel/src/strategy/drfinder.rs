@@ -68,6 +68,11 @@ impl Strategy for DrFinder {
         }
     }
 
+    /// An escort favours its task in every pick: the lean path must not pick meanwhile.
+    fn lean_budget(&self, _steps: u32) -> u32 {
+        if self.escorting() { 0 } else { u32::MAX }
+    }
+
     fn checks(&self, op: &Op) -> bool {
         super::is_acquire(op)
     }

@@ -118,10 +118,14 @@ pub trait Strategy {
         Some(uniform(enabled, rng))
     }
 
-    /// What [`Strategy::analyze`] does after a plain access or yield by `t` (`step`: steps
-    /// executed so far), on the lean path. Default: nothing.
+    /// How many more steps (`steps`: executed so far) the kernel's lean path may take
+    /// without showing them to the strategy: its plain accesses and yields are then executed
+    /// without [`Strategy::check`] or [`Strategy::analyze`], which must make no difference
+    /// until that many steps have passed. Default: no bound.
     #[inline(always)]
-    fn lean_after(&mut self, _t: TaskId, _step: u32) {}
+    fn lean_budget(&self, _steps: u32) -> u32 {
+        u32::MAX
+    }
 }
 
 /// Is `op` a lock acquire (where AtomFuzzer, DeadlockFuzzer and DrFinder act)?
@@ -210,11 +214,10 @@ macro_rules! registry {
                 }
             }
 
-            /// See [`Strategy::lean_after`].
-            #[inline(always)]
-            pub fn lean_after(&mut self, t: TaskId, step: u32) {
+            /// See [`Strategy::lean_budget`].
+            pub fn lean_budget(&self, steps: u32) -> u32 {
                 match self {
-                    $( AnyStrategy::$variant(s) => s.lean_after(t, step), )*
+                    $( AnyStrategy::$variant(s) => s.lean_budget(steps), )*
                 }
             }
 

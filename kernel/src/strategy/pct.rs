@@ -122,9 +122,12 @@ impl Strategy for Pct {
         Some(self.highest(enabled))
     }
 
-    #[inline(always)]
-    fn lean_after(&mut self, t: TaskId, step: u32) {
-        self.passed_step(t, step);
+    /// Up to the next change point: the step numbered `at` must be analyzed.
+    fn lean_budget(&self, steps: u32) -> u32 {
+        match self.change.get(self.passed as usize) {
+            Some(&at) => at.saturating_sub(steps + 1),
+            None => u32::MAX,
+        }
     }
 
     fn pick(&mut self, candidates: TaskSet, _view: &View<'_>, _rng: &mut SchedRng) -> TaskId {
