@@ -2,7 +2,8 @@
 //! "s"`): release without LTO, release at opt-level 0, and cargo's default dev profile. Each
 //! must take the same decisions as the reference build for the same seed (the interleaving
 //! by task, operation and source line, and the verdict), and name faults truthfully.
-//! `scripts/profile-matrix` covers more combinations outside the test suite.
+//! `scripts/profile-matrix` (`JOSTLE_PROFILE_MATRIX=full`) covers every value of `lto`,
+//! `opt-level`, `debug` and `codegen-units` in eight builds.
 
 mod common;
 
@@ -16,7 +17,9 @@ const TEST_FIRMWARE: [&str; 2] = ["stack_overflow", "hard_fault"];
 /// Builds the firmware with extra cargo arguments into its own target directory; returns the
 /// directory holding the ELFs.
 fn build(name: &str, extra: &[&str]) -> PathBuf {
-    let target_dir = common::workspace().join("target").join(format!("jostle-profile-{name}"));
+    let target_dir = common::workspace()
+        .join("target")
+        .join(format!("jostle-profile-{name}"));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(common::workspace())
@@ -28,7 +31,11 @@ fn build(name: &str, extra: &[&str]) -> PathBuf {
     }
     let status = cmd.arg("--target-dir").arg(&target_dir).status().unwrap();
     assert!(status.success(), "building under profile {name} failed");
-    let profile = if extra.contains(&"--release") { "release" } else { "debug" };
+    let profile = if extra.contains(&"--release") {
+        "release"
+    } else {
+        "debug"
+    };
     target_dir.join("thumbv7m-none-eabi").join(profile)
 }
 
@@ -58,15 +65,50 @@ fn verdict(elf: &Path, args: &[&str]) -> String {
     decisions(elf, 0, args).pop().unwrap_or_default()
 }
 
+/// A release profile with these settings, as cargo arguments.
+fn release(lto: &str, opt: &str, debug: bool, cgu: u32) -> Vec<String> {
+    let mut args = vec!["--release".to_owned()];
+    for setting in [
+        format!("profile.release.lto={lto}"),
+        format!("profile.release.opt-level={opt}"),
+        format!("profile.release.debug={debug}"),
+        format!("profile.release.codegen-units={cgu}"),
+    ] {
+        args.push("--config".into());
+        args.push(setting);
+    }
+    args
+}
+
 #[test]
 fn other_profiles_take_the_reference_decisions_and_name_faults_truly() {
-    let profiles: [(&str, &[&str]); 3] = [
-        ("release-no-lto", &["--release", "--config", "profile.release.lto=false"]),
-        ("release-opt0", &["--release", "--config", "profile.release.opt-level=0"]),
+    let dev = |opt: &str| {
+        vec![
+            "--config".to_owned(),
+            format!("profile.dev.opt-level={opt}"),
+        ]
+    };
+    let mut profiles: Vec<(&str, Vec<String>)> = vec![
+        ("release-no-lto", release("false", "\"s\"", true, 1)),
+        ("release-opt0", release("\"fat\"", "0", true, 1)),
         // cargo's own dev defaults (the workspace raises its dev opt-level to 1).
-        ("dev", &["--config", "profile.dev.opt-level=0"]),
+        ("dev", dev("0")),
     ];
-    for (name, extra) in profiles {
+    if std::env::var("JOSTLE_PROFILE_MATRIX").is_ok_and(|v| v == "full") {
+        // Every value of each setting at least once.
+        profiles.extend([
+            ("m-thin-1", release("\"thin\"", "1", true, 1)),
+            ("m-fat-2", release("\"fat\"", "2", false, 16)),
+            ("m-off-3", release("false", "3", true, 16)),
+            ("m-thin-z", release("\"thin\"", "\"z\"", false, 16)),
+            ("m-fat-s-16", release("\"fat\"", "\"s\"", false, 16)),
+            ("m-off-0", release("false", "0", false, 16)),
+            ("m-dev-1", dev("1")),
+        ]);
+    }
+    for (name, extra) in &profiles {
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let (name, extra) = (*name, extra.as_slice());
         let dir = build(name, extra);
         for bin in EXAMPLES {
             for seed in 0..8 {
@@ -79,7 +121,11 @@ fn other_profiles_take_the_reference_decisions_and_name_faults_truly() {
                 );
             }
         }
-        assert_eq!(verdict(&dir.join("stack_overflow"), &[]), "verdict \"stack_overflow\"", "{name}");
+        assert_eq!(
+            verdict(&dir.join("stack_overflow"), &[]),
+            "verdict \"stack_overflow\"",
+            "{name}"
+        );
         for arg in ["0", "1"] {
             assert_eq!(
                 verdict(&dir.join("hard_fault"), &["--arg", arg]),
