@@ -281,6 +281,16 @@ events! {
     FrameEnter [Sync] "frame-enter" "FE t={=u8} s={=u32}" { t: u8, s: u32 },
     /// Exit of the frame entered at site `s`.
     FrameExit [Sync] "frame-exit" "FX t={=u8} s={=u32}" { t: u8, s: u32 },
+    /// An atomic load of location `a` with ordering `o` (see `op::ordering_code`).
+    AtomicLoad [Sync] "atomic-load" "AL t={=u8} s={=u32} a={=u32} o={=u8}" { t: u8, s: u32, a: u32, o: u8 },
+    /// An atomic store to location `a`.
+    AtomicStore [Sync] "atomic-store" "AS t={=u8} s={=u32} a={=u32} o={=u8}" { t: u8, s: u32, a: u32, o: u8 },
+    /// An atomic read-modify-write of location `a` (swap, fetch_*, a compare-and-swap that
+    /// succeeded).
+    AtomicRmw [Sync] "atomic-rmw" "AX t={=u8} s={=u32} a={=u32} o={=u8}" { t: u8, s: u32, a: u32, o: u8 },
+    /// A compare-and-swap on location `a` that failed: it only read (`o` is its failure
+    /// ordering); the task may be spinning.
+    CasFailed [Sync] "cas-failed" "AF t={=u8} s={=u32} a={=u32} o={=u8}" { t: u8, s: u32, a: u32, o: u8 },
     /// The strategy postponed task `t` before its operation at site `s` (CalFuzzer's
     /// `postponed` set).
     Postpone [Sync] "postpone" "J postpone t={=u8} s={=u32}" { t: u8, s: u32 },

@@ -47,6 +47,43 @@ pub enum Op {
     FrameEnter { s: u32 },
     /// Leave an instrumented frame.
     FrameExit { s: u32 },
+    /// An atomic operation of `kind` on location `a`, with memory ordering `ord`
+    /// ([`ordering_code`]): a scheduling point like a plain access, never a data race with
+    /// another atomic access.
+    AtomicAccess {
+        s: u32,
+        a: u32,
+        kind: AtomicKind,
+        ord: u8,
+    },
+}
+
+/// What an atomic operation does to its location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum AtomicKind {
+    /// `load`.
+    Load = 0,
+    /// `store`.
+    Store = 1,
+    /// `swap`, `fetch_*`: reads and writes.
+    Rmw = 2,
+    /// `compare_exchange(_weak)`: reads, and writes if it succeeds (its event follows the
+    /// outcome: [`Event::AtomicRmw`] or [`Event::CasFailed`]).
+    Cas = 3,
+}
+
+/// The code of a memory ordering in events: 0 relaxed, 1 release, 2 acquire, 3 acq-rel,
+/// 4 seq-cst.
+pub fn ordering_code(ord: core::sync::atomic::Ordering) -> u8 {
+    use core::sync::atomic::Ordering::*;
+    match ord {
+        Relaxed => 0,
+        Release => 1,
+        Acquire => 2,
+        AcqRel => 3,
+        _ => 4,
+    }
 }
 
 impl Op {
@@ -67,7 +104,8 @@ impl Op {
             | Op::Wait { s, .. }
             | Op::Yield { s }
             | Op::FrameEnter { s }
-            | Op::FrameExit { s } => Some(s),
+            | Op::FrameExit { s }
+            | Op::AtomicAccess { s, .. } => Some(s),
         }
     }
 
@@ -95,9 +133,10 @@ impl Op {
         }
     }
 
-    /// The event recording the execution of this operation by task `t`.
-    pub fn event(&self, t: TaskId) -> Event {
-        match *self {
+    /// The event recording the execution of this operation by task `t` (`None` for a
+    /// compare-and-swap, whose event depends on its outcome).
+    pub fn event(&self, t: TaskId) -> Option<Event> {
+        Some(match *self {
             Op::Start => Event::TaskStart { t },
             Op::Spawn { s, child } => Event::Spawn { t, child, s },
             Op::Join { s, child } => Event::Join { t, child, s },
@@ -115,7 +154,13 @@ impl Op {
             Op::Yield { s } => Event::Yield { t, s },
             Op::FrameEnter { s } => Event::FrameEnter { t, s },
             Op::FrameExit { s } => Event::FrameExit { t, s },
-        }
+            Op::AtomicAccess { s, a, kind, ord } => match kind {
+                AtomicKind::Load => Event::AtomicLoad { t, s, a, o: ord },
+                AtomicKind::Store => Event::AtomicStore { t, s, a, o: ord },
+                AtomicKind::Rmw => Event::AtomicRmw { t, s, a, o: ord },
+                AtomicKind::Cas => return None,
+            },
+        })
     }
 }
 

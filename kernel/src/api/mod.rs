@@ -2,9 +2,11 @@
 //! point: the task stops before it, and the strategy decides who goes next.
 
 mod atomic;
+pub mod hint;
 mod mutex;
 mod shared;
 mod signal;
+pub mod sync;
 mod task;
 
 pub use crate::stack::Stack;

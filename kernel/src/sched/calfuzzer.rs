@@ -148,6 +148,9 @@ impl<K: Sink> Core<K> {
             self.postponed = self.postponed.minus(done);
         }
         self.execute(t, op);
+        if !self.lean_yields && matches!(op, Op::Yield { .. }) {
+            self.strategy.spun(t);
+        }
         if self.tracking {
             self.tracker.after(t, &op);
         }
@@ -199,8 +202,10 @@ impl<K: Sink> Core<K> {
         self.stopped.remove(t);
         self.blocking.remove(t);
         self.steps += 1;
-        if op.level() <= self.trace {
-            self.sink.emit(&op.event(t));
+        if op.level() <= self.trace
+            && let Some(event) = op.event(t)
+        {
+            self.sink.emit(&event);
         }
     }
 }

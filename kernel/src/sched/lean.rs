@@ -26,6 +26,7 @@ impl<K: Sink> Core<K> {
         if let Some(s) = op.lean_site()
             && self.lean_budget != 0
             && !self.targets.may_race_at(s)
+            && (self.lean_yields || !matches!(op, Op::Yield { .. }))
         {
             let others = self.stopped.and(self.lean_allowed);
             if others.is_empty() {
@@ -69,6 +70,7 @@ impl<K: Sink> Core<K> {
         if let Slot::Alive(Some(op)) = self.slots[t as usize]
             && let Some(s) = op.lean_site()
             && !self.targets.may_race_at(s)
+            && (self.lean_yields || !matches!(op, Op::Yield { .. }))
         {
             self.slots[t as usize] = Slot::Alive(None);
             self.stopped.remove(t);

@@ -80,6 +80,8 @@ pub struct Core<K: Sink> {
     tracking: bool,
     /// Whether the strategy learns from executed operations (PCT, DrFinder).
     analyzing: bool,
+    /// Whether yields may take the lean path (not when the strategy sees every yield).
+    lean_yields: bool,
     /// Scheduling steps the lean path may still take on its own (0: every point goes
     /// through the general loop). Recomputed after every step of the general loop
     /// ([`Core::refresh_lean`]): it is 0 while anything is forced or postponed, at full
@@ -133,6 +135,7 @@ impl<K: Sink> Core<K> {
             checking: targets.race || targets.atomicity || targets.all_blocks,
             tracking: targets.atomicity || targets.all_blocks || config.strategy.tracks(),
             analyzing: config.strategy.analyzes(),
+            lean_yields: !config.strategy.sees_yields(),
             lean_budget: 0,
             lean_allowed: TaskSet::EMPTY,
             targets,
@@ -196,6 +199,32 @@ impl<K: Sink> Core<K> {
         }
         self.record(Event::TaskExit { t: me });
         self.decide()
+    }
+
+    /// Task `me` has just performed the compare-and-swap at site `s` on `a` (its scheduling
+    /// point came first): the event follows the outcome (ordering `ord` on success,
+    /// `failure_ord` on failure), and a failure tells the strategy `me` may be spinning.
+    pub fn cas_outcome(&mut self, me: TaskId, s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
+        if TraceLevel::Sync <= self.trace {
+            self.sink.emit(&if ok {
+                Event::AtomicRmw {
+                    t: me,
+                    s,
+                    a,
+                    o: ord,
+                }
+            } else {
+                Event::CasFailed {
+                    t: me,
+                    s,
+                    a,
+                    o: failure_ord,
+                }
+            });
+        }
+        if !ok {
+            self.strategy.spun(me);
+        }
     }
 
     /// Ends the run because task `me` spawned past the task limit: the `TaskLimit` event,

@@ -40,9 +40,23 @@ fn op_level_is_its_event_level() {
         Op::Yield { s: 1 },
         Op::FrameEnter { s: 1 },
         Op::FrameExit { s: 1 },
+        Op::AtomicAccess {
+            s: 1,
+            a: 2,
+            kind: crate::op::AtomicKind::Rmw,
+            ord: 4,
+        },
+        Op::AtomicAccess {
+            s: 1,
+            a: 2,
+            kind: crate::op::AtomicKind::Cas,
+            ord: 4,
+        },
     ];
     for op in ops {
-        assert_eq!(op.level(), op.event(0).level(), "{op:?}");
+        if let Some(event) = op.event(0) {
+            assert_eq!(op.level(), event.level(), "{op:?}");
+        }
     }
 }
 
@@ -392,9 +406,26 @@ fn atomfuzzer_lets_another_task_take_the_lock_between_acquires() {
     assert!(found >= 10, "{found}");
 }
 
+/// Six writes of a location of its own (no yields: a yield is a PCT change point).
+fn writes(a: u32) -> Vec<Op> {
+    (0..6).map(|i| Op::Write { s: 80 + i, a }).collect()
+}
+
+/// The order in which tasks executed writes.
+fn write_order(events: &[Event]) -> Vec<u8> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Write { t, .. } => Some(*t),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn pct_is_deterministic_and_seed_dependent() {
-    let programs: [&[Op]; 3] = [&YIELDS, &YIELDS, &YIELDS];
+    let (w1, w2, w3) = (writes(1), writes(2), writes(3));
+    let programs: [&[Op]; 3] = [&w1, &w2, &w3];
     let run = |seed| {
         let mut config = with(StrategyId::Pct, seed, &[]);
         config.params = [2, 20, 0, 0];
@@ -402,24 +433,56 @@ fn pct_is_deterministic_and_seed_dependent() {
     };
     assert_eq!(run(4), run(4));
     let mut distinct: Vec<Vec<Event>> = (0..20).map(run).collect();
-    distinct.dedup_by(|a, b| a == b);
     distinct.sort_by_key(|e| std::format!("{e:?}"));
     distinct.dedup();
     assert!(distinct.len() > 3);
     // Without a change point (d = 1), the highest-priority task runs to its end.
     let mut config = with(StrategyId::Pct, 9, &[]);
     config.params = [1, 20, 0, 0];
-    let events = simulate(&config, &programs).1;
-    let order: Vec<u8> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Yield { t, .. } => Some(*t),
-            _ => None,
-        })
-        .collect();
+    let order = write_order(&simulate(&config, &programs).1);
     let mut runs = order.clone();
     runs.dedup();
     assert_eq!(runs.len(), 3, "one uninterrupted run per task: {order:?}");
+}
+
+#[test]
+fn pct_lets_others_run_when_a_task_yields_or_fails_a_cas() {
+    // A task that yields hands over to the others at once, whatever its priority.
+    let (w2, w3) = (writes(2), writes(3));
+    let mut yielder = vec![Op::Write { s: 90, a: 1 }, Op::Yield { s: 91 }];
+    yielder.extend(writes(1));
+    let programs: [&[Op]; 3] = [&yielder, &w2, &w3];
+    for seed in 0..20 {
+        let mut config = with(StrategyId::Pct, seed, &[]);
+        config.params = [1, 20, 0, 0];
+        let order = write_order(&simulate(&config, &programs).1);
+        if order[0] == 1 {
+            // It ran first: after its yield, every other task's writes come before its own.
+            assert_eq!(
+                order[1..13].iter().filter(|t| **t == 1).count(),
+                0,
+                "{order:?}"
+            );
+        }
+    }
+    // A failed compare-and-swap outside a decision drops the task's priority too.
+    for seed in 0..10 {
+        let mut c = Core::new(&with(StrategyId::Pct, seed, &[]), 0, Rec::default());
+        c.decide();
+        let a = c.reserve().unwrap();
+        c.point(0, Op::Spawn { s: 1, child: a });
+        c.cas_outcome(0, 5, 6, 4, 4, false);
+        assert!(c.sink.0.contains(&Event::CasFailed {
+            t: 0,
+            s: 5,
+            a: 6,
+            o: 4
+        }));
+        let crate::strategy::AnyStrategy::Pct(p) = &c.strategy else {
+            unreachable!()
+        };
+        assert_eq!(p.highest(TaskSet(0b11)), a, "seed {seed}");
+    }
 }
 
 #[test]

@@ -79,6 +79,8 @@ pub trait Strategy {
     /// With no atomic block named by the breakpoints, does the strategy aim at every
     /// block (AtomFuzzer)?
     const AIMS_AT_EVERY_BLOCK: bool = false;
+    /// Must every yield reach [`Strategy::spun`]? (Yields then leave the lean path.)
+    const SEES_YIELDS: bool = false;
 
     /// The strategy with the configuration block's `params` (their meaning is the
     /// strategy's), drawing any initial randomness from `rng`.
@@ -108,6 +110,11 @@ pub trait Strategy {
     fn analyze(&mut self, _t: TaskId, _op: &Op, _view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
         TaskSet::EMPTY
     }
+
+    /// Task `t` may be spinning: it yielded (when [`Strategy::SEES_YIELDS`]) or a
+    /// compare-and-swap of its failed. A strategy that would otherwise keep running a
+    /// spinning task (PCT) lets the others go. Default: nothing.
+    fn spun(&mut self, _t: TaskId) {}
 
     /// The pick at a point where the strategy needs no [`View`] (the kernel's lean path:
     /// a plain access or yield, nothing postponed or forced). Must equal what
@@ -184,6 +191,13 @@ macro_rules! registry {
                 }
             }
 
+            /// See [`Strategy::SEES_YIELDS`].
+            pub fn sees_yields(self) -> bool {
+                match self {
+                    $( StrategyId::$variant => <$ty as Strategy>::SEES_YIELDS, )*
+                }
+            }
+
             /// See [`Strategy::AIMS_AT_EVERY_BLOCK`].
             pub fn aims_at_every_block(self) -> bool {
                 match self {
@@ -211,6 +225,13 @@ macro_rules! registry {
             pub fn lean_pick(&mut self, enabled: TaskSet, rng: &mut SchedRng) -> Option<TaskId> {
                 match self {
                     $( AnyStrategy::$variant(s) => s.lean_pick(enabled, rng), )*
+                }
+            }
+
+            /// See [`Strategy::spun`].
+            pub fn spun(&mut self, t: TaskId) {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.spun(t), )*
                 }
             }
 

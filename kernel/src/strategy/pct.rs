@@ -111,6 +111,7 @@ impl Pct {
 
 impl Strategy for Pct {
     const ANALYZES: bool = true;
+    const SEES_YIELDS: bool = true;
 
     /// `params[0]`: depth d, `params[1]`: step bound k (see [`Pct::with_depth`]).
     fn new(params: [u32; 4], rng: &mut SchedRng) -> Self {
@@ -120,6 +121,13 @@ impl Strategy for Pct {
     #[inline(always)]
     fn lean_pick(&mut self, enabled: TaskSet, _rng: &mut SchedRng) -> Option<TaskId> {
         Some(self.highest(enabled))
+    }
+
+    /// A yield or a failed compare-and-swap is a priority change for the spinning task: it
+    /// drops below every other (as shuttle's and Coyote's PCT do), or a task spinning on a
+    /// flag would keep the one it waits for from ever running.
+    fn spun(&mut self, t: TaskId) {
+        self.priority[t as usize] = 0;
     }
 
     /// Up to the next change point: the step numbered `at` must be analyzed.

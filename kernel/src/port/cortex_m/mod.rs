@@ -315,6 +315,16 @@ pub fn point(op: Op) {
     }
 }
 
+/// The running task performed the compare-and-swap at `s` on `a` (see `Core::cas_outcome`).
+pub fn cas_done(s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
+    // SAFETY: called by the running task; no reference outlives the call.
+    unsafe {
+        let k = kernel();
+        let me = (*k).current;
+        (*k).core.cas_outcome(me, s, a, ord, failure_ord, ok);
+    }
+}
+
 /// Reserves a task id and lays out its stack; the caller then reaches the `Spawn` point.
 pub fn spawn(region: (*mut u8, usize), entry: fn()) -> TaskId {
     let (base, size) = region;

@@ -175,6 +175,12 @@ pub fn point(op: Op) {
     go(st, me, next);
 }
 
+/// The running task performed the compare-and-swap at `s` on `a` (see `Core::cas_outcome`).
+pub fn cas_done(s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
+    let me = ME.with(|m| m.get());
+    lock().core.cas_outcome(me, s, a, ord, failure_ord, ok);
+}
+
 /// Reserves a task id and starts its thread, which waits for its first turn.
 pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
     let mut st = lock();

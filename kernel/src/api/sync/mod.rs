@@ -1,0 +1,3 @@
+//! Synchronisation primitives with the `core::sync` API, instrumented.
+
+pub mod atomic;
