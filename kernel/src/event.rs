@@ -57,11 +57,13 @@ pub enum Verdict {
     HardFault = 6,
     /// A spawn found the task table full (the firmware's task limit).
     TaskLimit = 7,
+    /// An interrupt handler would have blocked (a held lock, an empty signal, a join).
+    HandlerBlocked = 8,
 }
 
 impl Verdict {
     /// All verdicts, in code order.
-    pub const ALL: [Verdict; 8] = [
+    pub const ALL: [Verdict; 9] = [
         Verdict::Pass,
         Verdict::Panic,
         Verdict::Deadlock,
@@ -70,6 +72,7 @@ impl Verdict {
         Verdict::ConfigRejected,
         Verdict::HardFault,
         Verdict::TaskLimit,
+        Verdict::HandlerBlocked,
     ];
 
     /// Decodes the `verdict=` field of [`Event::RunEnd`].
@@ -78,12 +81,13 @@ impl Verdict {
     }
 
     /// Process exit code (firmware under QEMU, host port, and the `jostle` CLI alike):
-    /// 0 for pass, 10 + the verdict's number otherwise, except the task limit's 19 (17 and
-    /// 18 are the host's timeout and lost target).
+    /// 0 for pass, 10 + the verdict's number otherwise, except the task limit's 19 and a
+    /// blocked handler's 10 (17 and 18 are the host's timeout and lost target).
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Pass => 0,
             Verdict::TaskLimit => 19,
+            Verdict::HandlerBlocked => 10,
             v => 10 + v as u8,
         }
     }
@@ -99,6 +103,7 @@ impl Verdict {
             Verdict::ConfigRejected => "config_rejected",
             Verdict::HardFault => "hard_fault",
             Verdict::TaskLimit => "task_limit",
+            Verdict::HandlerBlocked => "handler_blocked",
         }
     }
 }
@@ -116,6 +121,10 @@ pub enum WaitKind {
     /// Waiting to enter the critical section (`holder` holds it).
     CriticalSection = 3,
 }
+
+/// The context id of interrupt source `i`'s handler in events' `t` fields is
+/// `IRQ_CONTEXT + i`: task ids stay below it (at most 128 tasks), and at most 32 sources.
+pub const IRQ_CONTEXT: u8 = 0x80;
 
 /// Marker for "no task" in task fields (e.g. the holder of a lock nobody holds).
 pub const NO_TASK: u8 = 0xFF;
@@ -291,6 +300,22 @@ events! {
     /// A compare-and-swap on location `a` that failed: it only read (`o` is its failure
     /// ordering); the task may be spinning.
     CasFailed [Sync] "cas-failed" "AF t={=u8} s={=u32} a={=u32} o={=u8}" { t: u8, s: u32, a: u32, o: u8 },
+    /// Context `t` pended interrupt source `i` (a requested firing: happens-before the
+    /// handler's next entry).
+    IrqRequest [Sync] "irq-request" "J irq-request t={=u8} s={=u32} i={=u8}" { t: u8, s: u32, i: u8 },
+    /// The handler of source `i`, priority `p` (NVIC numbering: lower preempts higher), began
+    /// as context `t` (`IRQ_CONTEXT + i`), preempting context `by`.
+    IrqEnter [Sync] "irq-enter" "J irq-enter t={=u8} i={=u8} p={=u8} by={=u8}" { t: u8, i: u8, p: u8, by: u8 },
+    /// The handler running as context `t` returned.
+    IrqExit [Sync] "irq-exit" "J irq-exit t={=u8}" { t: u8 },
+    /// Context `t` masked (`on` = 1) or unmasked (0) interrupt source `i` (`ALL_IRQS`: all).
+    IrqMask [Sync] "irq-mask" "J irq-mask t={=u8} s={=u32} i={=u8} on={=u8}" { t: u8, s: u32, i: u8, on: u8 },
+    /// Context `t` set the priority mask to `level`: sources of priority value `level` or
+    /// more cannot fire (0: no mask).
+    PrioMask [Sync] "prio-mask" "J prio-mask t={=u8} s={=u32} level={=u8}" { t: u8, s: u32, level: u8 },
+    /// The handler running as context `t` would block at site `s` (`kind` as in `Blocked`,
+    /// on `on`): on hardware the system hangs. The run ends with this verdict.
+    HandlerBlocked [Results] "handler-blocked" "J handler-blocked t={=u8} s={=u32} kind={=u8} on={=u32}" { t: u8, s: u32, kind: u8, on: u32 },
     /// The strategy postponed task `t` before its operation at site `s` (CalFuzzer's
     /// `postponed` set).
     Postpone [Sync] "postpone" "J postpone t={=u8} s={=u32}" { t: u8, s: u32 },

@@ -47,6 +47,14 @@ pub enum Op {
     FrameEnter { s: u32 },
     /// Leave an instrumented frame.
     FrameExit { s: u32 },
+    /// Pend interrupt source `i` (requested firing): its handler runs later, at a point the
+    /// scheduler chooses.
+    IrqRequest { s: u32, i: u8 },
+    /// Mask (`on`) or unmask interrupt source `i` (NVIC enable bit; [`ALL_IRQS`]: every
+    /// source).
+    IrqMask { s: u32, i: u8, on: bool },
+    /// Mask every interrupt of priority value `level` or more (BASEPRI; 0: none).
+    PrioMask { s: u32, level: u8 },
     /// An atomic operation of `kind` on location `a`, with memory ordering `ord`
     /// ([`ordering_code`]): a scheduling point like a plain access, never a data race with
     /// another atomic access.
@@ -57,6 +65,9 @@ pub enum Op {
         ord: u8,
     },
 }
+
+/// The `i` of [`Op::IrqMask`] that names every interrupt source.
+pub const ALL_IRQS: u8 = 0xFF;
 
 /// What an atomic operation does to its location.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +116,9 @@ impl Op {
             | Op::Yield { s }
             | Op::FrameEnter { s }
             | Op::FrameExit { s }
+            | Op::IrqRequest { s, .. }
+            | Op::IrqMask { s, .. }
+            | Op::PrioMask { s, .. }
             | Op::AtomicAccess { s, .. } => Some(s),
         }
     }
@@ -154,6 +168,14 @@ impl Op {
             Op::Yield { s } => Event::Yield { t, s },
             Op::FrameEnter { s } => Event::FrameEnter { t, s },
             Op::FrameExit { s } => Event::FrameExit { t, s },
+            Op::IrqRequest { s, i } => Event::IrqRequest { t, s, i },
+            Op::IrqMask { s, i, on } => Event::IrqMask {
+                t,
+                s,
+                i,
+                on: on as u8,
+            },
+            Op::PrioMask { s, level } => Event::PrioMask { t, s, level },
             Op::AtomicAccess { s, a, kind, ord } => match kind {
                 AtomicKind::Load => Event::AtomicLoad { t, s, a, o: ord },
                 AtomicKind::Store => Event::AtomicStore { t, s, a, o: ord },
