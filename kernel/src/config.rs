@@ -9,7 +9,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `"JSTL"` (0x4C54534A) |
-//! | 4 | 2 | version (1) |
+//! | 4 | 2 | version ([`VERSION`]) |
 //! | 6 | 2 | length of the whole block in bytes ([`BLOCK_LEN`]) |
 //! | 8 | 4 | CRC-32 (IEEE) of bytes 12..length |
 //! | 12 | 8 | seed |
@@ -23,6 +23,7 @@
 //! | 48 | 32 | firmware arguments, 8 × u32 |
 //! | 80 | 128 | breakpoints, 16 × (site u32, aux u32): aux = role << 24 \| index ([`crate::targets::role`]) |
 //! | 208 | 4 | runs per boot (0 or 1: one run): run `i` uses seed `seed + i`, and the firmware resets itself between runs |
+//! | 212 | 4 | interrupt horizon: steps over which a firing is drawn ([`DEFAULT_IRQ_HORIZON`] when 0) |
 //!
 //! An absent block (no magic) means the documented default: seed 0, Random, full trace,
 //! step limit [`DEFAULT_STEP_LIMIT`]. A block with the magic but anything else wrong is
@@ -35,13 +36,16 @@ pub use crate::targets::{Breakpoint, MAX_BREAKPOINTS};
 /// `"JSTL"` read as a little-endian u32.
 pub const MAGIC: u32 = 0x4C54_534A;
 /// The layout version this kernel reads.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 /// Maximum firmware arguments (`--arg`).
 pub const MAX_ARGS: usize = 8;
 /// Bytes in an encoded block.
-pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 4;
+pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 8;
 /// Step limit used when no block is present.
 pub const DEFAULT_STEP_LIMIT: u32 = 100_000;
+/// Interrupt horizon used when the block gives 0: a spontaneous source's next firing, and a
+/// requested one's delay, are drawn uniformly from this many scheduling steps.
+pub const DEFAULT_IRQ_HORIZON: u32 = 64;
 /// Livelock bound used when no block is present.
 pub const DEFAULT_LIVELOCK_BOUND: u32 = 1_000;
 
@@ -69,6 +73,9 @@ pub struct Config {
     /// per boot spare a QEMU start per run; the kernel resets the CPU between them.
     #[cfg_attr(feature = "serde", serde(default))]
     pub runs: u32,
+    /// Scheduling steps over which interrupt firings are drawn (0: [`DEFAULT_IRQ_HORIZON`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub irq_horizon: u32,
 }
 
 impl Default for Config {
@@ -83,6 +90,7 @@ impl Default for Config {
             args: heapless::Vec::new(),
             breakpoints: heapless::Vec::new(),
             runs: 1,
+            irq_horizon: 0,
         }
     }
 }
@@ -178,6 +186,7 @@ impl Config {
             b[at + 4..at + 8].copy_from_slice(&bp.aux.to_le_bytes());
         }
         b[208..212].copy_from_slice(&self.runs.to_le_bytes());
+        b[212..216].copy_from_slice(&self.irq_horizon.to_le_bytes());
         let crc = crc32(&b[12..]);
         b[8..12].copy_from_slice(&crc.to_le_bytes());
         b
@@ -242,6 +251,7 @@ impl Config {
             args,
             breakpoints,
             runs: u32_at(b, 208).max(1),
+            irq_horizon: u32_at(b, 212),
         }))
     }
 }
@@ -257,6 +267,7 @@ mod tests {
             step_limit: 777,
             livelock_bound: 55,
             params: [1, 2, 3, 4],
+            irq_horizon: 33,
             ..Config::default()
         };
         c.args.extend_from_slice(&[5, 20, 100]).unwrap();

@@ -120,6 +120,8 @@ pub enum WaitKind {
     Signal = 2,
     /// Waiting to enter the critical section (`holder` holds it).
     CriticalSection = 3,
+    /// A handler spinning past the livelock bound (`HandlerBlocked` only).
+    Spin = 4,
 }
 
 /// The context id of interrupt source `i`'s handler in events' `t` fields is

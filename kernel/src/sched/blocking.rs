@@ -133,7 +133,9 @@ impl<K: Sink> Core<K> {
             return;
         }
         let to_limit = self.step_limit.saturating_sub(self.steps);
-        self.lean_budget = to_limit.min(self.strategy.lean_budget(self.steps));
+        self.lean_budget = to_limit
+            .min(self.strategy.lean_budget(self.steps))
+            .min(self.steps_to_irq());
         let mut allowed = TaskSet(!0);
         for t in self.blocking.iter() {
             if let Some(op) = self.slots[t as usize].pending()

@@ -17,8 +17,17 @@ impl<K: Sink> Core<K> {
     /// tasks so that the loop always makes progress.
     pub fn decide(&mut self) -> Next {
         loop {
+            // An interrupt due now fires before any task goes (see `irq`).
+            if let Some(i) = self.irq_to_fire(false, false) {
+                return Next::Fire(i);
+            }
             let (enabled, alive) = self.enabled_tasks();
             if enabled.is_empty() {
+                // Before the run ends or deadlocks, what could still fire does: a handler
+                // may be what the blocked tasks wait for.
+                if let Some(i) = self.irq_to_fire(true, !alive) {
+                    return Next::Fire(i);
+                }
                 let verdict = if alive {
                     self.report_blocked();
                     Verdict::Deadlock
@@ -170,9 +179,24 @@ impl<K: Sink> Core<K> {
         Next::Run(t)
     }
 
-    /// Applies the effect of `op` by `t` on the scheduler state and records it.
+    /// Applies the effect of `op` by task `t` on the scheduler state and records it.
     pub(super) fn execute(&mut self, t: TaskId, op: Op) {
-        match op {
+        self.apply(t, &op);
+        self.slots[t as usize] = Slot::Alive(None);
+        self.stopped.remove(t);
+        self.blocking.remove(t);
+        self.steps += 1;
+        if op.level() <= self.trace
+            && let Some(event) = op.event(t)
+        {
+            self.sink.emit(&event);
+        }
+    }
+
+    /// The effect of `op` by context `t` (a task or a handler) on locks, signals, the
+    /// critical section, spawned tasks and interrupt state.
+    pub(super) fn apply(&mut self, t: TaskId, op: &Op) {
+        match *op {
             Op::Spawn { child, .. } => self.stop(child, Op::Start),
             Op::Acquire { l, .. } if self.locks.insert(l, t).is_err() => {
                 panic!("more than {} locks held at once", MAX_LOCKS);
@@ -196,16 +220,10 @@ impl<K: Sink> Core<K> {
             },
             Op::CsEnter => self.cs_holder = Some(t),
             Op::CsExit => self.cs_holder = None,
+            Op::IrqRequest { .. } | Op::IrqMask { .. } | Op::PrioMask { .. } => {
+                self.execute_irq_op(op)
+            }
             _ => {}
-        }
-        self.slots[t as usize] = Slot::Alive(None);
-        self.stopped.remove(t);
-        self.blocking.remove(t);
-        self.steps += 1;
-        if op.level() <= self.trace
-            && let Some(event) = op.event(t)
-        {
-            self.sink.emit(&event);
         }
     }
 }

@@ -16,6 +16,7 @@
 
 mod blocking;
 mod calfuzzer;
+pub mod irq;
 mod lean;
 #[cfg(test)]
 mod tests;
@@ -43,6 +44,9 @@ pub trait Sink {
 pub enum Next {
     /// Switch to (or keep running) this task; its pending operation has been executed.
     Run(TaskId),
+    /// Fire interrupt source `i` now, preempting the caller (its operation stays pending);
+    /// when the handler has returned, ask again with [`Core::resume`].
+    Fire(u8),
     /// The run is over with this verdict (its `RunEnd` event has been emitted).
     End(Verdict),
 }
@@ -92,6 +96,20 @@ pub struct Core<K: Sink> {
     /// disabled, nor, while a task holds the critical section, any other task. Only the
     /// general loop changes what this depends on.
     lean_allowed: TaskSet,
+    /// The declared interrupt sources and their state ([`irq`]).
+    irqs: heapless::Vec<irq::IrqState, { irq::MAX_IRQS }>,
+    /// Running handlers, innermost last.
+    irq_running: heapless::Vec<u8, { irq::MAX_IRQS }>,
+    /// The priority mask (BASEPRI; 0: none).
+    basepri: u8,
+    /// Steps over which firings are drawn.
+    irq_horizon: u32,
+    /// A source a strategy wants fired at the next decision.
+    fire_next: Option<u8>,
+    /// The pending operation of the handler at a scheduling point.
+    handler_pending: Option<Op>,
+    /// Steps of the innermost running handler (its spin bound is the livelock bound).
+    handler_steps: u32,
     tracker: Tracker,
     sink: K,
 }
@@ -138,6 +156,17 @@ impl<K: Sink> Core<K> {
             lean_yields: !config.strategy.sees_yields(),
             lean_budget: 0,
             lean_allowed: TaskSet::EMPTY,
+            irqs: heapless::Vec::new(),
+            irq_running: heapless::Vec::new(),
+            basepri: 0,
+            irq_horizon: if config.irq_horizon == 0 {
+                crate::config::DEFAULT_IRQ_HORIZON
+            } else {
+                config.irq_horizon
+            },
+            fire_next: None,
+            handler_pending: None,
+            handler_steps: 0,
             targets,
             tracker: Tracker::default(),
             sink,

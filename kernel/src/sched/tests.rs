@@ -160,8 +160,47 @@ fn simulate_with(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, V
 /// As [`simulate_with`], with the schedule: the task that runs after each point, then the
 /// number of steps.
 fn schedule_of(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, Vec<Event>, Vec<u32>) {
+    schedule_with_irqs(config, programs, &[], lean)
+}
+
+/// A scripted interrupt handler: its source and the operations it performs each firing.
+type Handler<'a> = (irq::IrqSource, &'a [Op]);
+
+/// Runs source `i`'s handler to completion, as the ports do (nested firings included).
+/// `None`: the run ended inside it.
+fn fire(c: &mut Core<Rec>, handlers: &[Handler<'_>], i: u8, by: TaskId) -> Option<Verdict> {
+    let ctx = c.irq_enter(i, by);
+    for op in handlers[i as usize].1 {
+        let mut next = c.handler_point(ctx, *op);
+        loop {
+            match next {
+                irq::HandlerNext::Run => break,
+                irq::HandlerNext::Fire(j) => {
+                    if let Some(v) = fire(c, handlers, j, ctx) {
+                        return Some(v);
+                    }
+                    next = c.handler_resume(ctx);
+                }
+                irq::HandlerNext::End(v) => return Some(v),
+            }
+        }
+    }
+    c.irq_exit(i);
+    None
+}
+
+/// As [`schedule_of`], with interrupt handlers declared (the main task enables them all
+/// first).
+fn schedule_with_irqs(
+    config: &Config,
+    programs: &[&[Op]],
+    handlers: &[Handler<'_>],
+    lean: bool,
+) -> (Verdict, Vec<Event>, Vec<u32>) {
     let mut schedule = Vec::new();
     let mut c = Core::new(config, 0, Rec::default());
+    let sources: Vec<irq::IrqSource> = handlers.iter().map(|h| h.0).collect();
+    c.declare_irqs(&sources);
     let mut main: Vec<Op> = Vec::new();
     let mut ids = Vec::new();
     let mut scripts: Vec<Vec<Op>> = vec![Vec::new(); MAX_TASKS];
@@ -174,8 +213,19 @@ fn schedule_of(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, Vec
     for id in &ids {
         main.push(Op::Join { s: 2, child: *id });
     }
+    if !handlers.is_empty() {
+        main.insert(
+            0,
+            Op::IrqMask {
+                s: 3,
+                i: crate::op::ALL_IRQS,
+                on: false,
+            },
+        );
+    }
     scripts[0] = main;
     let mut pc = [0usize; MAX_TASKS];
+    let mut running = 0;
     let mut next = c.decide();
     loop {
         match next {
@@ -183,8 +233,16 @@ fn schedule_of(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, Vec
                 schedule.push(c.steps());
                 return (v, c.sink.0, schedule);
             }
+            Next::Fire(i) => {
+                schedule.push(1000 + u32::from(i));
+                next = match fire(&mut c, handlers, i, running) {
+                    Some(v) => Next::End(v),
+                    None => c.resume(),
+                };
+            }
             Next::Run(t) => {
                 schedule.push(u32::from(t));
+                running = t;
                 let i = t as usize;
                 next = match scripts[i].get(pc[i]) {
                     Some(op) => {
@@ -522,4 +580,264 @@ fn drfinder_escorts_the_task_that_may_take_the_lock_first() {
     // Whenever task 2 is inside frame 70 when task 1 asks for the lock, it goes first.
     assert!(reversed >= 15, "{reversed}");
     assert!(reversed > random + 5, "{reversed} vs {random}");
+}
+
+mod interrupts {
+    use super::*;
+    use crate::op::ALL_IRQS;
+    use irq::{Firing, IrqSource};
+
+    fn spontaneous(priority: u8, max: u8) -> IrqSource {
+        IrqSource {
+            priority,
+            firing: Firing::Spontaneous { max },
+        }
+    }
+
+    fn requested(priority: u8) -> IrqSource {
+        IrqSource {
+            priority,
+            firing: Firing::Requested,
+        }
+    }
+
+    /// Events of a run with a task program and handlers, below full trace unless `full`.
+    fn run(seed: u64, task: &[Op], handlers: &[Handler<'_>]) -> (Verdict, Vec<Event>) {
+        let mut config = with(StrategyId::Random, seed, &[]);
+        config.irq_horizon = 8;
+        let (v, events, _) = schedule_with_irqs(&config, &[task], handlers, true);
+        (v, events)
+    }
+
+    /// The read-modify-write of a task: a read and a write of location 7.
+    const RMW: [Op; 2] = [Op::Read { s: 10, a: 7 }, Op::Write { s: 11, a: 7 }];
+    const HANDLER: [Op; 1] = [Op::Update { s: 20, a: 7 }];
+
+    /// Did a handler's access come between the task's read and its write?
+    fn interleaved(events: &[Event]) -> bool {
+        let at = |pred: &dyn Fn(&Event) -> bool| events.iter().position(pred);
+        let read = at(&|e| matches!(e, Event::Read { s: 10, .. }));
+        let write = at(&|e| matches!(e, Event::Write { s: 11, .. }));
+        let handler = at(&|e| matches!(e, Event::Update { s: 20, .. }));
+        matches!((read, handler, write), (Some(r), Some(h), Some(w)) if r < h && h < w)
+    }
+
+    #[test]
+    fn a_spontaneous_handler_lands_between_an_unmasked_read_and_write_for_some_seeds() {
+        let handlers = [(spontaneous(1, 2), &HANDLER[..])];
+        let hits = (0..60)
+            .filter(|s| interleaved(&run(*s, &RMW, &handlers).1))
+            .count();
+        assert!(hits > 0 && hits < 60, "{hits}");
+        // Every firing is an entry, the handler's step and an exit, at most twice.
+        let (v, events) = run(3, &RMW, &handlers);
+        assert_eq!(v, Verdict::Pass);
+        let enters = events
+            .iter()
+            .filter(|e| matches!(e, Event::IrqEnter { .. }))
+            .count();
+        assert!(enters <= 2);
+    }
+
+    #[test]
+    fn masks_and_the_critical_section_keep_the_handler_out() {
+        let handlers = [(spontaneous(1, 3), &HANDLER[..])];
+        let masked = [
+            Op::IrqMask {
+                s: 1,
+                i: 0,
+                on: true,
+            },
+            RMW[0],
+            RMW[1],
+            Op::IrqMask {
+                s: 2,
+                i: 0,
+                on: false,
+            },
+        ];
+        let all = [
+            Op::IrqMask {
+                s: 1,
+                i: ALL_IRQS,
+                on: true,
+            },
+            RMW[0],
+            RMW[1],
+            Op::IrqMask {
+                s: 2,
+                i: ALL_IRQS,
+                on: false,
+            },
+        ];
+        let cs = [Op::CsEnter, RMW[0], RMW[1], Op::CsExit];
+        let prio = [
+            Op::PrioMask { s: 1, level: 1 },
+            RMW[0],
+            RMW[1],
+            Op::PrioMask { s: 2, level: 0 },
+        ];
+        for task in [&masked[..], &all, &cs, &prio] {
+            for seed in 0..40 {
+                assert!(
+                    !interleaved(&run(seed, task, &handlers).1),
+                    "seed {seed}: {task:?}"
+                );
+            }
+        }
+        // A priority mask above the source's priority does not mask it.
+        let weak = [
+            Op::PrioMask { s: 1, level: 2 },
+            RMW[0],
+            RMW[1],
+            Op::PrioMask { s: 2, level: 0 },
+        ];
+        assert!(
+            (0..60).any(|s| interleaved(&run(s, &weak, &[(spontaneous(1, 3), &HANDLER[..])]).1))
+        );
+    }
+
+    #[test]
+    fn only_a_more_urgent_source_nests() {
+        let low = [Op::Read { s: 30, a: 8 }, Op::Write { s: 31, a: 8 }];
+        let high = [Op::Update { s: 40, a: 8 }];
+        let handlers = [
+            (spontaneous(2, 3), &low[..]),
+            (spontaneous(1, 3), &high[..]),
+        ];
+        let task = [Op::Yield { s: 9 }; 30];
+        let mut nested = 0;
+        for seed in 0..80 {
+            let (v, events) = run(seed, &task, &handlers);
+            assert_eq!(v, Verdict::Pass);
+            let mut stack = Vec::new();
+            for e in &events {
+                match *e {
+                    Event::IrqEnter { i, by, .. } => {
+                        // The urgent source never runs under... it may preempt the low one;
+                        // the low one never enters while the urgent one runs.
+                        assert!(!(i == 0 && stack.contains(&1)), "seed {seed}: {events:?}");
+                        if i == 1 && stack.contains(&0) {
+                            assert_eq!(by, irq::irq_context(0));
+                            nested += 1;
+                        }
+                        stack.push(i);
+                    }
+                    Event::IrqExit { .. } => {
+                        stack.pop();
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert!(nested > 0);
+        // Equal priorities never nest.
+        let handlers = [
+            (spontaneous(1, 3), &low[..]),
+            (spontaneous(1, 3), &high[..]),
+        ];
+        for seed in 0..40 {
+            let events = run(seed, &task, &handlers).1;
+            let mut depth = 0;
+            for e in &events {
+                match e {
+                    Event::IrqEnter { .. } => {
+                        depth += 1;
+                        assert!(depth <= 1, "seed {seed}");
+                    }
+                    Event::IrqExit { .. } => depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_requested_source_fires_once_per_request_and_only_after_it() {
+        let handlers = [(requested(1), &HANDLER[..])];
+        let task = [
+            Op::Yield { s: 9 },
+            Op::Yield { s: 9 },
+            Op::IrqRequest { s: 5, i: 0 },
+            Op::IrqRequest { s: 6, i: 0 },
+            Op::Yield { s: 9 },
+        ];
+        for seed in 0..40 {
+            let (v, events) = run(seed, &task, &handlers);
+            assert_eq!(v, Verdict::Pass);
+            let request = events
+                .iter()
+                .position(|e| matches!(e, Event::IrqRequest { s: 5, .. }))
+                .unwrap();
+            let enters: Vec<usize> = (0..events.len())
+                .filter(|k| matches!(events[*k], Event::IrqEnter { .. }))
+                .collect();
+            // Two requests before any firing merge into one: one or two firings, never before
+            // the first request, always at least one (it fires before the run ends).
+            assert!(
+                !enters.is_empty() && enters.len() <= 2,
+                "seed {seed}: {events:?}"
+            );
+            assert!(enters[0] > request);
+        }
+    }
+
+    #[test]
+    fn a_blocked_task_is_rescued_by_the_handler_it_waits_for() {
+        let handler = [Op::Signal { s: 21, g: 3 }];
+        let handlers = [(requested(1), &handler[..])];
+        let task = [Op::IrqRequest { s: 5, i: 0 }, Op::Wait { s: 6, g: 3 }];
+        for seed in 0..20 {
+            assert_eq!(run(seed, &task, &handlers).0, Verdict::Pass, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_handler_that_would_block_ends_the_run_with_its_verdict() {
+        let handler = [
+            Op::Acquire { s: 21, l: 4, c: 4 },
+            Op::Release { s: 22, l: 4 },
+        ];
+        let handlers = [(spontaneous(1, 1), &handler[..])];
+        let mut task = vec![Op::Acquire { s: 5, l: 4, c: 4 }];
+        task.extend([Op::Yield { s: 9 }; 20]);
+        task.push(Op::Release { s: 6, l: 4 });
+        let mut blocked = 0;
+        for seed in 0..20 {
+            let (v, events) = run(seed, &task, &handlers);
+            if v == Verdict::HandlerBlocked {
+                blocked += 1;
+                assert!(events.iter().any(|e| matches!(
+                    e,
+                    Event::HandlerBlocked { t, s: 21, kind: 0, on: 4 } if *t == irq::irq_context(0)
+                )));
+            }
+        }
+        assert!(blocked > 0);
+    }
+
+    #[test]
+    fn the_lean_path_takes_the_general_loops_decisions_with_interrupts() {
+        let handlers = [
+            (spontaneous(2, 3), &HANDLER[..]),
+            (requested(1), &HANDLER[..]),
+        ];
+        let mut task = vec![Op::IrqRequest { s: 5, i: 1 }];
+        task.extend(
+            [
+                Op::Read { s: 10, a: 7 },
+                Op::Yield { s: 9 },
+                Op::Write { s: 11, a: 7 },
+            ]
+            .repeat(6),
+        );
+        for seed in 0..40 {
+            let mut config = with(StrategyId::Random, seed, &[]);
+            config.trace = TraceLevel::Sync;
+            config.irq_horizon = 6;
+            let lean = schedule_with_irqs(&config, &[&task, &task], &handlers, true);
+            let general = schedule_with_irqs(&config, &[&task, &task], &handlers, false);
+            assert_eq!(lean, general, "seed {seed}");
+        }
+    }
 }

@@ -1,0 +1,65 @@
+//! Interrupt sources a firmware declares: which NVIC line, its priority, how it may fire,
+//! and its handler. Plain data below every other layer; the scheduler's model of them is in
+//! `sched::irq`, the operations on them (request, mask) in the primitives.
+
+/// How a source may fire (see `sched::irq`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Firing {
+    /// Only after the firmware requested it ([`Interrupt::request`]); one firing per
+    /// request, and a request while one is pending merges with it (a pended NVIC bit).
+    Requested,
+    /// Wherever it is enabled and unmasked, never re-entrantly, at most `max` times per run.
+    Spontaneous {
+        /// Firings per run.
+        max: u8,
+    },
+}
+
+/// An interrupt source as the scheduler sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IrqSource {
+    /// NVIC priority: lower numbers preempt higher ones; equal ones do not preempt.
+    pub priority: u8,
+    /// How it may fire.
+    pub firing: Firing,
+}
+
+/// A declared interrupt source: `static UART: Interrupt = Interrupt::requested(5, 1, uart);`
+/// then `firmware!(main_task, interrupts: [UART])`. Sources start disabled, as after a reset
+/// (`UART.enable()`).
+pub struct Interrupt {
+    /// The NVIC line (IRQ number) the Cortex-M port pends to run the handler.
+    pub irq: u16,
+    /// Priority and firing.
+    pub source: IrqSource,
+    /// The handler.
+    pub handler: fn(),
+}
+
+impl Interrupt {
+    /// A source that fires only after the firmware requests it (e.g. a transfer it
+    /// started completes), at a time the scheduler chooses.
+    pub const fn requested(irq: u16, priority: u8, handler: fn()) -> Self {
+        Interrupt {
+            irq,
+            source: IrqSource {
+                priority,
+                firing: Firing::Requested,
+            },
+            handler,
+        }
+    }
+
+    /// A source that may fire wherever it is enabled and unmasked, at most `max_firings`
+    /// times per run (an external event: a button, a timer, a received byte).
+    pub const fn spontaneous(irq: u16, priority: u8, max_firings: u8, handler: fn()) -> Self {
+        Interrupt {
+            irq,
+            source: IrqSource {
+                priority,
+                firing: Firing::Spontaneous { max: max_firings },
+            },
+            handler,
+        }
+    }
+}

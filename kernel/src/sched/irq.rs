@@ -1,0 +1,307 @@
+//! Interrupts: handlers as preemptors the scheduler fires.
+//!
+//! The firmware declares its sources ([`crate::interrupt::Interrupt`]): a priority in NVIC numbering (a lower
+//! number preempts a higher one; tasks run below every handler) and how it may fire:
+//! *requested* sources fire only after the firmware pended them, at a time the scheduler
+//! chooses (Regehr, "Random testing of interrupt-driven software", EMSOFT 2005); *spontaneous*
+//! ones may fire wherever they are enabled and unmasked, at most `max` times per run. A source
+//! is eligible at a point of a context of priority `p` when it is enabled (NVIC), not active
+//! (no re-entrance), more urgent than `p` (equal priorities do not preempt), not masked (the
+//! critical section masks all, the priority mask those at or below its level), and has a
+//! firing left (a pending request, or fewer than `max` firings).
+//!
+//! *When* an eligible source fires is drawn from the run's seed: each spontaneous source's
+//! next firing and each request's delay are uniform over the configuration's horizon of
+//! scheduling steps; a source due while masked fires as soon as it is unmasked, as a pended
+//! interrupt does. A strategy may also fire one at once (RaceFuzzer, to make a race with a
+//! handler real). When no task can run, an eligible source fires before the run is declared
+//! over or deadlocked (a handler may be what the tasks wait for).
+//!
+//! A handler runs to completion: at its own scheduling points it executes at once, unless a
+//! more urgent source fires first (nesting); an operation that would block (a held lock, an
+//! empty signal, a live task's join) or a handler running past the livelock bound ends the
+//! run with the `handler_blocked` verdict, as such a handler would hang the system.
+
+use super::{Core, Next, Sink};
+use crate::event::{Event, IRQ_CONTEXT, Verdict, WaitKind};
+pub use crate::interrupt::{Firing, IrqSource};
+use crate::op::{ALL_IRQS, Op};
+use crate::task::TaskId;
+
+/// Most interrupt sources a firmware declares.
+pub const MAX_IRQS: usize = 32;
+
+/// The priority tasks run at: below every handler's (whose priorities are `u8`).
+pub const THREAD_PRIORITY: u16 = 0x100;
+
+/// A source's state in one run.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct IrqState {
+    source: IrqSource,
+    /// The NVIC enable bit (sources start disabled, as after a reset).
+    enabled: bool,
+    /// A requested source's pended request.
+    pending: bool,
+    /// Firings so far.
+    fired: u8,
+    /// The step from which it may fire (drawn; see the module doc).
+    due: u32,
+    /// Its handler is running (or preempted by a more urgent one).
+    active: bool,
+}
+
+/// What a handler's scheduling point leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandlerNext {
+    /// The operation was executed: the handler goes on.
+    Run,
+    /// Source `i` fires first (nested); then ask again with [`Core::handler_resume`].
+    Fire(u8),
+    /// The run is over.
+    End(Verdict),
+}
+
+/// The context id of source `i`'s handler.
+pub fn irq_context(i: u8) -> TaskId {
+    IRQ_CONTEXT + i
+}
+
+/// The source of a handler context, if `ctx` is one.
+pub fn irq_of(ctx: TaskId) -> Option<u8> {
+    ctx.checked_sub(IRQ_CONTEXT)
+        .filter(|i| (*i as usize) < MAX_IRQS)
+}
+
+impl<K: Sink> Core<K> {
+    /// Declares the firmware's interrupt sources (index = position), before the first
+    /// decision. Each spontaneous source draws its first firing step.
+    pub fn declare_irqs(&mut self, sources: &[IrqSource]) {
+        self.irqs.clear();
+        for source in sources.iter().take(MAX_IRQS) {
+            let due = match source.firing {
+                Firing::Spontaneous { .. } => self.draw_due(),
+                Firing::Requested => u32::MAX,
+            };
+            let _ = self.irqs.push(IrqState {
+                source: *source,
+                enabled: false,
+                pending: false,
+                fired: 0,
+                due,
+                active: false,
+            });
+        }
+        self.refresh_lean();
+    }
+
+    /// A firing step drawn uniformly from the next `horizon` steps.
+    fn draw_due(&mut self) -> u32 {
+        self.steps
+            .saturating_add(1)
+            .saturating_add(self.rng.below(self.irq_horizon))
+    }
+
+    /// The priority of the context now running (a handler's, or the tasks').
+    fn context_priority(&self) -> u16 {
+        match self.irq_running.last() {
+            Some(&i) => u16::from(self.irqs[i as usize].source.priority),
+            None => THREAD_PRIORITY,
+        }
+    }
+
+    /// Could source `i` fire now, above priority `above` (timing aside)?
+    fn eligible(&self, i: usize, above: u16) -> bool {
+        let q = &self.irqs[i];
+        q.enabled
+            && !q.active
+            && u16::from(q.source.priority) < above
+            && self.cs_holder.is_none()
+            && (self.basepri == 0 || q.source.priority < self.basepri)
+            && match q.source.firing {
+                Firing::Requested => q.pending,
+                Firing::Spontaneous { max } => q.fired < max,
+            }
+    }
+
+    /// The most urgent eligible source (lowest priority number, then index) that is due
+    /// (or that a strategy asked to fire next), or any eligible one with `any`; `only_requested`
+    /// leaves spontaneous sources out.
+    pub(super) fn irq_to_fire(&self, any: bool, only_requested: bool) -> Option<u8> {
+        if self.irqs.is_empty() {
+            return None;
+        }
+        let above = self.context_priority();
+        let mut best: Option<usize> = None;
+        for i in 0..self.irqs.len() {
+            let q = &self.irqs[i];
+            let timely = any || q.due <= self.steps || self.fire_next == Some(i as u8);
+            let kind_ok = !only_requested || q.source.firing == Firing::Requested;
+            if timely
+                && kind_ok
+                && self.eligible(i, above)
+                && best.is_none_or(|b| q.source.priority < self.irqs[b].source.priority)
+            {
+                best = Some(i);
+            }
+        }
+        best.map(|i| i as u8)
+    }
+
+    /// Steps the lean path may take before a source could be due (0: one is due now, or a
+    /// strategy asked for one).
+    pub(super) fn steps_to_irq(&self) -> u32 {
+        if self.fire_next.is_some() {
+            return 0;
+        }
+        let mut budget = u32::MAX;
+        for i in 0..self.irqs.len() {
+            if self.eligible(i, THREAD_PRIORITY) {
+                budget = budget.min(self.irqs[i].due.saturating_sub(self.steps));
+            }
+        }
+        budget
+    }
+
+    /// The port is about to run source `i`'s handler (preempting `by`): its entry.
+    pub fn irq_enter(&mut self, i: u8, by: TaskId) -> TaskId {
+        let ctx = irq_context(i);
+        let q = &mut self.irqs[i as usize];
+        q.active = true;
+        q.pending = false;
+        if self.fire_next == Some(i) {
+            self.fire_next = None;
+        }
+        let p = q.source.priority;
+        let _ = self.irq_running.push(i);
+        self.handler_steps = 0;
+        self.record(Event::IrqEnter { t: ctx, i, p, by });
+        ctx
+    }
+
+    /// Source `i`'s handler returned.
+    pub fn irq_exit(&mut self, i: u8) {
+        self.irq_running.pop();
+        let spontaneous = {
+            let q = &mut self.irqs[i as usize];
+            q.active = false;
+            q.fired = q.fired.saturating_add(1);
+            matches!(q.source.firing, Firing::Spontaneous { .. })
+        };
+        if spontaneous {
+            let due = self.draw_due();
+            self.irqs[i as usize].due = due;
+        }
+        self.record(Event::IrqExit { t: irq_context(i) });
+        self.refresh_lean();
+    }
+
+    /// Handler context `ctx` stops before `op`: a more urgent source may fire first;
+    /// otherwise `op` executes at once (a handler is never postponed or switched out).
+    pub fn handler_point(&mut self, ctx: TaskId, op: Op) -> HandlerNext {
+        self.handler_pending = Some(op);
+        self.handler_resume(ctx)
+    }
+
+    /// Continues the point of handler `ctx` after a nested handler returned.
+    pub fn handler_resume(&mut self, ctx: TaskId) -> HandlerNext {
+        if let Some(i) = self.irq_to_fire(false, false) {
+            return HandlerNext::Fire(i);
+        }
+        let Some(op) = self.handler_pending.take() else {
+            return HandlerNext::Run;
+        };
+        if self.steps >= self.step_limit {
+            self.abort(Verdict::StepLimit);
+            return HandlerNext::End(Verdict::StepLimit);
+        }
+        self.handler_steps += 1;
+        let blocked = match op {
+            Op::Acquire { l, .. } if self.locks.contains_key(&l) => Some((WaitKind::Lock, l)),
+            Op::Join { child, .. } if !self.is_done(child) => {
+                Some((WaitKind::Join, u32::from(child)))
+            }
+            Op::Wait { g, .. } if self.signals.get(&g).is_none_or(|n| *n == 0) => {
+                Some((WaitKind::Signal, g))
+            }
+            _ if self.handler_steps > self.livelock_bound => Some((WaitKind::Spin, 0)),
+            _ => None,
+        };
+        if let Some((kind, on)) = blocked {
+            self.sink.emit(&Event::HandlerBlocked {
+                t: ctx,
+                s: op.site().unwrap_or(0),
+                kind: kind as u8,
+                on,
+            });
+            self.abort(Verdict::HandlerBlocked);
+            return HandlerNext::End(Verdict::HandlerBlocked);
+        }
+        self.run_in_handler(ctx, op);
+        HandlerNext::Run
+    }
+
+    /// The effects of an interrupt operation (request, masks), by any context.
+    pub(super) fn execute_irq_op(&mut self, op: &Op) {
+        match *op {
+            // A request while one is pending merges with it (one pended bit).
+            Op::IrqRequest { i, .. }
+                if (i as usize) < self.irqs.len() && !self.irqs[i as usize].pending =>
+            {
+                let due = self.draw_due();
+                let q = &mut self.irqs[i as usize];
+                q.pending = true;
+                q.due = due;
+            }
+            Op::IrqMask { i, on, .. } => {
+                for (n, q) in self.irqs.iter_mut().enumerate() {
+                    if i == ALL_IRQS || n == i as usize {
+                        q.enabled = !on;
+                    }
+                }
+            }
+            Op::PrioMask { level, .. } => self.basepri = level,
+            _ => {}
+        }
+    }
+
+    /// Fires source `i` at once at the next decision, if it is eligible then (a strategy's
+    /// request).
+    pub(super) fn fire_soon(&mut self, i: u8) {
+        if (i as usize) < self.irqs.len() {
+            self.fire_next = Some(i);
+            self.lean_budget = 0;
+        }
+    }
+
+    /// Is task `t` done (a join of it would not block)?
+    fn is_done(&self, t: TaskId) -> bool {
+        matches!(self.slots.get(t as usize), Some(crate::op::Slot::Done))
+    }
+
+    /// A handler's step: the targets' check (a handler completes a race with a task
+    /// stopped at the other side), the effect, the event.
+    fn run_in_handler(&mut self, ctx: TaskId, op: Op) {
+        if self.checking {
+            let (sink, trace) = (&mut self.sink, self.trace);
+            let _ = self
+                .targets
+                .before(ctx, &op, &self.slots, &self.tracker, &mut |e: Event| {
+                    if e.level() <= trace {
+                        sink.emit(&e);
+                    }
+                });
+        }
+        self.apply(ctx, &op);
+        self.steps += 1;
+        if op.level() <= self.trace
+            && let Some(event) = op.event(ctx)
+        {
+            self.sink.emit(&event);
+        }
+    }
+
+    /// The next decision of the task context, after a handler fired at its point returned.
+    pub fn resume(&mut self) -> Next {
+        self.decide()
+    }
+}
