@@ -104,7 +104,7 @@ fn rtt_elf(bin: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_recorded_rtt_stream_decodes_to_the_same_run_as_semihosting() {
-    use jostle_host_tools::elf::Firmware;
+    use jostle_host_tools::trace::elf::Firmware;
     let rtt_fw = Firmware::load(&rtt_elf("af_fig1")).unwrap();
     let fw = firmware("af_fig1");
     let mut verdicts = std::collections::BTreeSet::new();
@@ -139,7 +139,7 @@ fn a_recorded_rtt_stream_decodes_to_the_same_run_as_semihosting() {
         assert!(lost.error.is_none(), "seed {seed}: {:?}", lost.error);
         assert_eq!(
             lost.outcome,
-            Some(jostle_host_tools::run::Outcome::TargetLost),
+            Some(jostle_host_tools::trace::run::Outcome::TargetLost),
             "seed {seed}"
         );
     }
@@ -247,7 +247,7 @@ fn every_board_embed_toml_is_what_cargo_embed_reads() {
         let default = doc["default"].as_table().unwrap();
         let chip = default["general"]["chip"].as_str().unwrap();
         assert!(
-            jostle_host_tools::probe::chip(chip).is_ok(),
+            jostle_host_tools::transport::probe::chip(chip).is_ok(),
             "{board}: probe-rs does not know chip {chip}"
         );
         let rtt = default["rtt"].as_table().unwrap();

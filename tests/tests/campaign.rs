@@ -375,7 +375,7 @@ fn ctrl_c_leaves_a_valid_partial_report() {
 /// through passes, panics and deadlocks.
 #[test]
 fn several_runs_per_boot_equal_one_run_per_boot() {
-    use jostle_host_tools::runner::Runner;
+    use jostle_host_tools::transport::Runner;
     use jostle_kernel::config::StrategyId;
     use jostle_kernel::{Config, Event};
     let strip = |events: &[Event]| -> Vec<Event> {
@@ -437,7 +437,7 @@ fn several_runs_per_boot_equal_one_run_per_boot() {
 #[test]
 fn a_run_that_never_ends_in_a_boot_of_several_times_out_alone() {
     use jostle_host_tools::Outcome;
-    use jostle_host_tools::runner::Runner;
+    use jostle_host_tools::transport::Runner;
     let runner = Runner::new(elf("hangs_sometimes"), false, 1.0).unwrap();
     let batch = runner.run_batch(&config(0, &[]), 8).unwrap();
     assert_eq!(batch.len(), 8);

@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use jostle_host_tools::decode::FrameDecoder;
 use jostle_host_tools::error::JostleError;
+use jostle_host_tools::trace::decode::FrameDecoder;
 use std::process::{Command, Output};
 
 fn jostle_run(args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -165,7 +165,7 @@ fn truncated_and_corrupt_streams_are_detected() {
     let run = jostle_host_tools::RunOutcome::from_qemu(
         &fw,
         config(1, &[]),
-        jostle_host_tools::qemu::RawRun {
+        jostle_host_tools::transport::qemu::RawRun {
             stdout: early.to_vec(),
             exit_code: Some(0),
             timed_out: false,

@@ -7,9 +7,10 @@ mod common;
 use common::*;
 use jostle_checker::{CandidateKind, Options, Prediction};
 use jostle_host_tools::RunOutcome;
-use jostle_host_tools::elf::Firmware;
-use jostle_host_tools::predict::{Trace, predict_trace};
-use jostle_host_tools::targeting::{SiteSpace, candidate_breakpoints};
+use jostle_host_tools::engine::predict::{Trace, predict_trace};
+use jostle_host_tools::engine::targeting::candidate_breakpoints;
+use jostle_host_tools::trace::elf::Firmware;
+use jostle_host_tools::trace::space::SiteSpace;
 use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, Event, TraceLevel, Verdict};
 
@@ -278,8 +279,10 @@ fn drfinder_reverses_the_hand_off_so_the_hidden_race_happens() {
     let p = predicted(&fw, &[20]);
     assert!(!p.relations.is_empty(), "frames give may-trigger relations");
     let mut base = targeting(&fw, &p, CandidateKind::Race, StrategyId::DrFinder, 0, &[20]);
-    let (relations, kept) =
-        jostle_host_tools::targeting::relation_breakpoints(&p.relations, base.breakpoints.len());
+    let (relations, kept) = jostle_host_tools::engine::targeting::relation_breakpoints(
+        &p.relations,
+        base.breakpoints.len(),
+    );
     assert_eq!(kept, p.relations.len());
     base.breakpoints.extend(relations);
     base.trace = TraceLevel::Full;

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use jostle_host_tools::Outcome;
-use jostle_host_tools::decode::{FrameDecoder, Item};
+use jostle_host_tools::trace::decode::{FrameDecoder, Item};
 use jostle_kernel::config::Rejection;
 use jostle_kernel::event::WaitKind;
 use jostle_kernel::{Event, Verdict};
@@ -220,7 +220,7 @@ fn stack_overflow_step_limit_and_timeout_verdicts() {
     assert_eq!(run.steps, 500);
 
     let fw = firmware("never_ends");
-    let q = jostle_host_tools::qemu::Qemu {
+    let q = jostle_host_tools::transport::qemu::Qemu {
         timeout: std::time::Duration::from_secs(3),
         ..qemu()
     };

@@ -3,9 +3,10 @@
 //! on the outer one's build lock.
 #![allow(dead_code)]
 
-use jostle_host_tools::elf::Firmware;
-use jostle_host_tools::qemu::Qemu;
-use jostle_host_tools::{RunOutcome, hostport};
+use jostle_host_tools::RunOutcome;
+use jostle_host_tools::trace::elf::Firmware;
+use jostle_host_tools::transport::hostport;
+use jostle_host_tools::transport::qemu::Qemu;
 use jostle_kernel::Config;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,8 +2,8 @@
 //! the papers report them (bug created, failure that followed, per run).
 
 use crate::error::JostleError;
-use crate::run::{Outcome, RunOutcome};
-use crate::runner::Runner;
+use crate::trace::run::{Outcome, RunOutcome};
+use crate::transport::Transport;
 use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel, Verdict};
 use serde::Serialize;
@@ -73,7 +73,7 @@ impl Tally {
 /// With `happened`, a run also counts as confirmed when the happens-before detector finds
 /// the targeted race in its full trace (how DrFinder is measured, and Random beside it).
 pub fn tally(
-    runner: &Runner,
+    transport: &dyn Transport,
     base: &Config,
     first: u64,
     runs: u32,
@@ -91,8 +91,8 @@ pub fn tally(
         let seed = first.wrapping_add(u64::from(i));
         let mut config = feedback.clone();
         config.seed = seed;
-        bound_pct(runner, &mut config)?;
-        let outcome = runner.run(config, None)?;
+        bound_pct(transport, &mut config)?;
+        let outcome = transport.run(config, None)?;
         if let Some(e) = outcome.error {
             return Err(with_seed(e, seed));
         }
@@ -122,16 +122,16 @@ pub fn tally(
 }
 
 /// Gives a PCT configuration without a step bound k the one [`measure_steps`] finds.
-pub fn bound_pct(runner: &Runner, config: &mut Config) -> Result<(), JostleError> {
+pub fn bound_pct(transport: &dyn Transport, config: &mut Config) -> Result<(), JostleError> {
     if config.strategy == StrategyId::Pct && config.params[1] == 0 {
-        config.params[1] = measure_steps(runner, config)?;
+        config.params[1] = measure_steps(transport, config)?;
     }
     Ok(())
 }
 
 /// PCT's step bound k for `config`'s seed: the length of a Random run of the same firmware
 /// and seed (PCT's guarantee holds for k at least the run's length).
-pub fn measure_steps(runner: &Runner, config: &Config) -> Result<u32, JostleError> {
+pub fn measure_steps(transport: &dyn Transport, config: &Config) -> Result<u32, JostleError> {
     let probe = Config {
         strategy: StrategyId::Random,
         params: [0; 4],
@@ -139,7 +139,7 @@ pub fn measure_steps(runner: &Runner, config: &Config) -> Result<u32, JostleErro
         trace: TraceLevel::Results,
         ..config.clone()
     };
-    let outcome = runner.run(probe, None)?;
+    let outcome = transport.run(probe, None)?;
     if let Some(e) = outcome.error {
         return Err(with_seed(e, config.seed));
     }
@@ -162,7 +162,7 @@ pub fn with_relations_of(outcome: &RunOutcome, base: &Config) -> Config {
         .filter(|b| !matches!(role_of(b.aux), role::RELATION | role::CLASS))
         .copied()
         .collect();
-    let (bps, _) = crate::targeting::relation_breakpoints(&relations, targets.len());
+    let (bps, _) = crate::engine::targeting::relation_breakpoints(&relations, targets.len());
     config.breakpoints = targets.into_iter().chain(bps).collect();
     config
 }

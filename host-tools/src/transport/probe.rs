@@ -1,20 +1,23 @@
-//! The probe backend: runs on a real board through a debug probe, with the `probe-rs`
+//! The probe transport: runs on a real board through a debug probe, with the `probe-rs`
 //! library. Per target: look the chip up, find the probe, attach, flash the ELF once. Per
 //! run: reset and halt, write the configuration block into RAM at `JOSTLE_CONFIG`, run, read
 //! the defmt stream from RTT up channel 0 until the run's `RunEnd` frame, then decode it
 //! like a QEMU stream. A board that stops answering marks its run (`target_lost`) instead of
-//! ending a campaign.
+//! ending a campaign. One run at a time: a board is not shared between workers.
 
-use crate::decode::{FrameDecoder, Item};
-use crate::elf::Firmware;
+use super::Transport;
 use crate::error::JostleError;
-use crate::run::RunOutcome;
-use jostle_kernel::{Config, Event};
+use crate::trace::decode::{FrameDecoder, Item};
+use crate::trace::elf::Firmware;
+use crate::trace::run::{Ending, Outcome, Port, RunOutcome};
+use crate::trace::space::SiteSpace;
+use jostle_kernel::{Config, Event, Verdict};
 use probe_rs::config::{Registry, Target};
 use probe_rs::probe::DebugProbeSelector;
 use probe_rs::probe::list::Lister;
 use probe_rs::rtt::{ChannelMode, ScanRegion};
 use probe_rs::{MemoryInterface, Permissions, Session};
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -30,7 +33,7 @@ pub fn chip(name: &str) -> Result<Target, JostleError> {
 pub const LOST_IN_A_ROW: u32 = 3;
 
 /// A board behind a probe, attached, with the firmware flashed.
-pub struct ProbeTarget {
+pub struct ProbeTransport {
     /// The firmware on it.
     pub fw: Box<Firmware>,
     /// The chip, as probe-rs names it.
@@ -62,7 +65,18 @@ enum Failure {
     Error(JostleError),
 }
 
-impl ProbeTarget {
+impl ProbeTransport {
+    /// A board through a probe (`selector` empty: the only one), flashed with the ELF at
+    /// `path`.
+    pub fn load(
+        path: &Path,
+        chip: &str,
+        selector: &str,
+        timeout: Duration,
+    ) -> Result<ProbeTransport, JostleError> {
+        ProbeTransport::open(Firmware::load(path)?, chip, selector, timeout)
+    }
+
     /// Finds the probe (`selector`: `VID:PID[:SERIAL]`, or any when empty), attaches to
     /// `chip_name` and flashes `fw`.
     pub fn open(
@@ -70,7 +84,7 @@ impl ProbeTarget {
         chip_name: &str,
         selector: &str,
         timeout: Duration,
-    ) -> Result<ProbeTarget, JostleError> {
+    ) -> Result<ProbeTransport, JostleError> {
         let target = chip(chip_name)?;
         // Checked before touching the board: an ELF without defmt-rtt cannot be run here.
         let rtt_at = probe_rs::rtt::find_rtt_control_block_in_raw_file(&fw.bytes)
@@ -85,7 +99,7 @@ impl ProbeTarget {
         let chip = target.name.clone();
         let mut session = attach(target.clone(), selector)?;
         flash_elf(&mut session, &fw)?;
-        Ok(ProbeTarget {
+        Ok(ProbeTransport {
             fw: Box::new(fw),
             chip,
             timeout,
@@ -99,38 +113,6 @@ impl ProbeTarget {
             rtt_at,
             main_at,
         })
-    }
-
-    /// One run under `config`. A run the board does not finish is marked `target_lost`;
-    /// after [`LOST_IN_A_ROW`] such runs, the board is taken as gone (an error).
-    pub fn run(&self, config: Config) -> Result<RunOutcome, JostleError> {
-        let mut link = self.link.lock().unwrap_or_else(|p| p.into_inner());
-        if link.session.is_none() {
-            // Attach again: the board may have been reset or power-cycled meanwhile.
-            link.session = attach(self.target.clone(), &self.selector).ok();
-        }
-        let ran = link.ran;
-        let result = match link.session.as_mut() {
-            Some(session) => self.run_on(session, &config, ran),
-            None => Err(Failure::Lost),
-        };
-        match result {
-            Ok((bytes, timed_out)) => {
-                (link.ran, link.lost) = (true, 0);
-                Ok(RunOutcome::from_rtt(
-                    &self.fw, config, &bytes, timed_out, false,
-                ))
-            }
-            Err(Failure::Error(e)) => Err(e),
-            Err(Failure::Lost) => {
-                link.session = None;
-                link.lost += 1;
-                if link.lost >= LOST_IN_A_ROW {
-                    return Err(JostleError::TargetGone(link.lost));
-                }
-                Ok(RunOutcome::from_rtt(&self.fw, config, &[], false, true))
-            }
-        }
     }
 
     /// Resets the board into one run and returns its defmt stream up to the run's end, and
@@ -234,6 +216,58 @@ impl ProbeTarget {
     }
 }
 
+impl Transport for ProbeTransport {
+    fn path(&self) -> &Path {
+        &self.fw.path
+    }
+
+    fn space(&self) -> SiteSpace<'_> {
+        SiteSpace::Elf(&self.fw)
+    }
+
+    fn parallel(&self) -> bool {
+        false
+    }
+
+    /// One run under `config`. A run the board does not finish is marked `target_lost`;
+    /// after [`LOST_IN_A_ROW`] such runs, the board is taken as gone (an error).
+    fn run(&self, config: Config, block: Option<&Path>) -> Result<RunOutcome, JostleError> {
+        if block.is_some() {
+            return Err(JostleError::Usage(
+                "--config-file is for QEMU runs; a probe run writes the block built from the options"
+                    .into(),
+            ));
+        }
+        let mut link = self.link.lock().unwrap_or_else(|p| p.into_inner());
+        if link.session.is_none() {
+            // Attach again: the board may have been reset or power-cycled meanwhile.
+            link.session = attach(self.target.clone(), &self.selector).ok();
+        }
+        let ran = link.ran;
+        let result = match link.session.as_mut() {
+            Some(session) => self.run_on(session, &config, ran),
+            None => Err(Failure::Lost),
+        };
+        match result {
+            Ok((bytes, timed_out)) => {
+                (link.ran, link.lost) = (true, 0);
+                Ok(RunOutcome::from_rtt(
+                    &self.fw, config, &bytes, timed_out, false,
+                ))
+            }
+            Err(Failure::Error(e)) => Err(e),
+            Err(Failure::Lost) => {
+                link.session = None;
+                link.lost += 1;
+                if link.lost >= LOST_IN_A_ROW {
+                    return Err(JostleError::TargetGone(link.lost));
+                }
+                Ok(RunOutcome::from_rtt(&self.fw, config, &[], false, true))
+            }
+        }
+    }
+}
+
 /// Finds a run's `RunEnd` frame as the stream grows, decoding each complete frame once
 /// (rzCOBS frames end with a zero byte and decode independently).
 #[derive(Default)]
@@ -304,6 +338,45 @@ fn flash_elf(session: &mut Session, fw: &Firmware) -> Result<(), JostleError> {
         DownloadOptions::default(),
     )
     .map_err(|e| JostleError::FlashFailed(format!("{}: {e:#}", fw.path.display())))
+}
+
+impl RunOutcome {
+    /// Decodes a board's run read from RTT. The end of the run is its `RunEnd` frame (there
+    /// is no exit code to cross-check); `timed_out`: silence past the limit; `lost`: the
+    /// probe lost the target.
+    pub fn from_rtt(
+        fw: &Firmware,
+        config: Config,
+        bytes: &[u8],
+        timed_out: bool,
+        lost: bool,
+    ) -> RunOutcome {
+        let decoded = FrameDecoder::new(&fw.table).decode_all(bytes);
+        let exit_code = decoded.items.iter().find_map(|i| match i {
+            Item::Event(Event::RunEnd { verdict, .. }) => {
+                Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
+            }
+            _ => None,
+        });
+        let mut out = Self::from_items(
+            Port::Probe,
+            config,
+            decoded.items,
+            Some(fw),
+            Ending {
+                exit_code,
+                timed_out: timed_out || lost,
+                // A board lost in the middle of a frame leaves a partial one: the run is
+                // marked lost, not the stream corrupt.
+                error: if lost { None } else { decoded.error },
+                frames: decoded.frames,
+            },
+        );
+        if lost {
+            out.outcome = Some(Outcome::TargetLost);
+        }
+        out
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! the prediction file so that it can be printed and targeted without the ELF.
 
 use crate::error::JostleError;
-use crate::run::RunOutcome;
+use crate::trace::run::RunOutcome;
 use jostle_checker::{CandidateKind, Options, Prediction, fnv1a64, predict};
 use jostle_kernel::Event;
 use std::collections::BTreeMap;

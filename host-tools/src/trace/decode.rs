@@ -5,8 +5,8 @@
 //! own template matcher ([`EventKind::parse`]). Frames that are no Jostle event (the firmware's
 //! own `defmt` logs) are kept as log lines.
 
-use crate::elf::SiteLoc;
 use crate::error::JostleError;
+use crate::trace::elf::SiteLoc;
 use defmt_decoder::{DecodeError, Table};
 use defmt_parser::Fragment;
 use jostle_kernel::Event;

@@ -4,7 +4,7 @@
 //! operations that make the bug highlighted. The markup is well-formed XML (XHTML), so any
 //! XML parser can check it.
 
-use crate::report::{Bug, Mark, Report, xml};
+use crate::output::report::{Bug, Mark, Report, xml};
 use std::fmt::Write;
 
 const STEP_PX: usize = 30;
@@ -176,7 +176,7 @@ fn short_site(site: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Attempt, Bug, Mark};
+    use crate::output::report::{Attempt, Bug, Mark};
 
     #[test]
     fn the_report_is_well_formed_with_one_timeline_per_confirmed_bug() {

@@ -1,9 +1,29 @@
-//! The campaign's progress: a bar on a terminal (indicatif), plain lines otherwise.
+//! The campaign's progress: a bar on a terminal (indicatif), plain lines otherwise. The
+//! campaign fills a [`Status`]; this only shows it.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use jostle_host_tools::campaign::Status;
 use std::io::IsTerminal;
 use std::sync::Mutex;
+use std::time::Duration;
+
+/// A snapshot for the progress display.
+#[derive(Clone, Debug, Default)]
+pub struct Status {
+    /// What runs now (`phase I`, `phase II round 1`, ...).
+    pub phase: String,
+    /// Runs finished.
+    pub runs: u64,
+    /// Runs planned so far.
+    pub planned: u64,
+    /// Candidates predicted.
+    pub predicted: usize,
+    /// Candidates confirmed.
+    pub confirmed: usize,
+    /// Candidates with a harmful run.
+    pub harmful: usize,
+    /// Wall time so far.
+    pub elapsed: Duration,
+}
 
 /// Where progress goes.
 pub enum Progress {
@@ -11,6 +31,12 @@ pub enum Progress {
     Bar(ProgressBar),
     /// A line per phase and every few seconds (CI logs).
     Lines(Mutex<(String, u64)>),
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress::new()
+    }
 }
 
 impl Progress {

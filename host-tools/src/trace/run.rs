@@ -1,15 +1,14 @@
-//! One run's outcome: decoded events, resolved sites, verdict, and how to print them.
+//! One decoded run: its events, resolved sites, verdict and panic report, and the queries
+//! the engine asks of it (was the target made real, was it harmful, the interleaving's
+//! digest). How a run is printed is `output::run_print`; how a transport's raw stream
+//! becomes a run is that transport's own decoder, which ends in [`RunOutcome::from_items`].
 
-use crate::decode::{FrameDecoder, Item, parse_line};
-use crate::elf::{Firmware, SiteLoc, Sites};
 use crate::error::JostleError;
-use crate::hostport::HostRun;
-use crate::qemu::RawRun;
-use jostle_kernel::config::Rejection;
-use jostle_kernel::event::{NO_TASK, WaitKind};
+use crate::trace::decode::Item;
+use crate::trace::elf::{Firmware, SiteLoc, Sites};
+use jostle_kernel::event::NO_TASK;
 use jostle_kernel::{Config, Event, Verdict};
 use serde::Serialize;
-use std::io::Write;
 
 /// How a run ended, as the host sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +93,10 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    fn from_items(
+    /// Assembles a run from its decoded `items` (every transport's decoder ends here):
+    /// resolves sites (from `elf` when there is one), takes the verdict from `RunEnd` and
+    /// checks it against how the process ended.
+    pub fn from_items(
         port: Port,
         config: Config,
         items: Vec<Item>,
@@ -177,151 +179,6 @@ impl RunOutcome {
         }
     }
 
-    /// Decodes a QEMU boot of `fw`.
-    pub fn from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> RunOutcome {
-        let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
-        let mut error = decoded.error;
-        if error.is_none()
-            && decoded.frames == 0
-            && !raw.timed_out
-            && raw.exit_code != Some(0)
-            && !raw.stderr.trim().is_empty()
-        {
-            error = Some(JostleError::QemuFailed(
-                raw.stderr.lines().next().unwrap_or_default().to_owned(),
-            ));
-        }
-        Self::from_items(
-            Port::Qemu,
-            config,
-            decoded.items,
-            Some(fw),
-            Ending {
-                exit_code: raw.exit_code,
-                timed_out: raw.timed_out,
-                error,
-                frames: decoded.frames,
-            },
-        )
-    }
-
-    /// Decodes a QEMU boot that ran several seeds (`config.runs`): one outcome per run, in
-    /// order, split at each `RunStart`. Each outcome's configuration is that run's alone
-    /// (seed `config.seed + k`, one run), so it replays by itself. Runs the boot did not
-    /// reach (a run that never ended was killed) are absent: the caller runs them again.
-    pub fn batch_from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> Vec<RunOutcome> {
-        let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
-        let mut segments: Vec<Vec<Item>> = vec![Vec::new()];
-        for item in decoded.items {
-            let starts = matches!(item, Item::Event(Event::RunStart { .. }));
-            if starts && segments.last().is_some_and(|s| s.iter().any(is_run_start)) {
-                segments.push(Vec::new());
-            }
-            segments.last_mut().expect("one segment").push(item);
-        }
-        let n = segments.len();
-        let mut error = decoded.error;
-        if error.is_none()
-            && decoded.frames == 0
-            && !raw.timed_out
-            && raw.exit_code != Some(0)
-            && !raw.stderr.trim().is_empty()
-        {
-            error = Some(JostleError::QemuFailed(
-                raw.stderr.lines().next().unwrap_or_default().to_owned(),
-            ));
-        }
-        let mut outcomes = Vec::with_capacity(n);
-        for (k, items) in segments.into_iter().enumerate() {
-            let last = k + 1 == n;
-            // A run before the last ended with a reset, not an exit: its exit code is the
-            // one its verdict maps to.
-            let exit_code = if last {
-                raw.exit_code
-            } else {
-                items.iter().find_map(|i| match i {
-                    Item::Event(Event::RunEnd { verdict, .. }) => {
-                        Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
-                    }
-                    _ => None,
-                })
-            };
-            let run_config = Config {
-                seed: config.seed.wrapping_add(k as u64),
-                runs: 1,
-                ..config.clone()
-            };
-            outcomes.push(Self::from_items(
-                Port::Qemu,
-                run_config,
-                items,
-                Some(fw),
-                Ending {
-                    exit_code,
-                    timed_out: last && raw.timed_out,
-                    error: if last { error.take() } else { None },
-                    frames: decoded.frames,
-                },
-            ));
-        }
-        outcomes
-    }
-
-    /// Decodes a board's run read from RTT. The end of the run is its `RunEnd` frame (there
-    /// is no exit code to cross-check); `timed_out`: silence past the limit; `lost`: the
-    /// probe lost the target.
-    pub fn from_rtt(
-        fw: &Firmware,
-        config: Config,
-        bytes: &[u8],
-        timed_out: bool,
-        lost: bool,
-    ) -> RunOutcome {
-        let decoded = FrameDecoder::new(&fw.table).decode_all(bytes);
-        let exit_code = decoded.items.iter().find_map(|i| match i {
-            Item::Event(Event::RunEnd { verdict, .. }) => {
-                Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
-            }
-            _ => None,
-        });
-        let mut out = Self::from_items(
-            Port::Probe,
-            config,
-            decoded.items,
-            Some(fw),
-            Ending {
-                exit_code,
-                timed_out: timed_out || lost,
-                // A board lost in the middle of a frame leaves a partial one: the run is
-                // marked lost, not the stream corrupt.
-                error: if lost { None } else { decoded.error },
-                frames: decoded.frames,
-            },
-        );
-        if lost {
-            out.outcome = Some(Outcome::TargetLost);
-        }
-        out
-    }
-
-    /// Parses a host-port run.
-    pub fn from_host(config: Config, raw: HostRun) -> RunOutcome {
-        let items: Vec<Item> = raw.stdout.lines().map(parse_line).collect();
-        let frames = items.len();
-        Self::from_items(
-            Port::Host,
-            config,
-            items,
-            None,
-            Ending {
-                exit_code: raw.exit_code,
-                timed_out: raw.timed_out,
-                error: None,
-                frames,
-            },
-        )
-    }
-
     /// The site of `id` as `file:line:col`, or its raw id.
     pub fn site_text(&self, id: u32) -> String {
         match self.sites.known(id) {
@@ -340,99 +197,6 @@ impl RunOutcome {
                 (e.task().unwrap_or(NO_TASK), site, operation(e))
             })
             .collect()
-    }
-
-    /// Prints the interleaving (one line per scheduling event) and the verdict.
-    pub fn print_human(&self, out: &mut impl Write) -> std::io::Result<()> {
-        writeln!(
-            out,
-            "{:>5}  {:<4}  {:<30}  site",
-            "step", "task", "operation"
-        )?;
-        let full = self.config.trace == jostle_kernel::TraceLevel::Full;
-        let mut step = 0u32;
-        for ev in &self.events {
-            let is_step = is_step(ev);
-            if is_step {
-                step += 1;
-            }
-            if matches!(ev, Event::RunStart { .. } | Event::RunEnd { .. }) {
-                continue;
-            }
-            let step_col = if is_step && full {
-                step.to_string()
-            } else {
-                "-".into()
-            };
-            let task = ev.task().map_or("-".into(), |t| format!("t{t}"));
-            let site = ev.site().map(|s| self.site_text(s)).unwrap_or_default();
-            writeln!(
-                out,
-                "{step_col:>5}  {task:<4}  {:<30}  {site}",
-                describe(ev, |s| self.site_text(s))
-            )?;
-        }
-        for log in &self.logs {
-            writeln!(out, "log: {log}")?;
-        }
-        writeln!(out, "{}", self.verdict_line())?;
-        Ok(())
-    }
-
-    /// One line: the verdict and what explains it.
-    pub fn verdict_line(&self) -> String {
-        let Some(outcome) = self.outcome else {
-            return "verdict: none (the stream ended early)".into();
-        };
-        let mut line = format!(
-            "verdict: {} after {} steps (seed {})",
-            outcome.name(),
-            self.steps,
-            self.config.seed
-        );
-        if let Some(p) = &self.panic {
-            line += &format!(
-                ": task t{} panicked at {}",
-                p.task,
-                p.site.as_ref().map_or("?".into(), |s| s.to_string())
-            );
-            if let Some(m) = &p.message {
-                line += &format!(": {m}");
-            }
-        }
-        for ev in &self.events {
-            match *ev {
-                Event::ConfigRejected { reason } => {
-                    line += &format!(
-                        ": {}",
-                        Rejection::from_u8(reason).map_or("unknown reason", |r| r.message())
-                    );
-                }
-                Event::StackOverflow { t, depth, size } => {
-                    line += &format!(
-                        ": task t{t} overflowed its {size}-byte stack (depth {depth} when caught)"
-                    );
-                }
-                Event::HardFault { t, pc, .. } => {
-                    line += &format!(": HardFault in task t{t} at pc {pc:#010x}");
-                }
-                _ => {}
-            }
-        }
-        if outcome == Outcome::Timeout {
-            line += ": the firmware never ended (wall-clock limit; partial trace above)";
-        }
-        line
-    }
-
-    /// Prints one JSON object per event, then the summary object.
-    pub fn print_json(&self, out: &mut impl Write) -> std::io::Result<()> {
-        for ev in &self.events {
-            let site = ev.site().map(|s| self.site_text(s));
-            let line = serde_json::to_string(&JsonEvent { event: ev, site })?;
-            writeln!(out, "{line}")?;
-        }
-        writeln!(out, "{}", serde_json::to_string(&self.summary())?)
     }
 
     /// Was a targeted bug made real (a `RealRace`, `AtomicityViolation` or
@@ -505,46 +269,18 @@ impl RunOutcome {
             )
         }) || matches!(self.outcome, Some(Outcome::Verdict(Verdict::Deadlock)))
     }
-
-    /// The summary object of `--json`.
-    pub fn summary(&self) -> serde_json::Value {
-        serde_json::json!({
-            "summary": true,
-            "verdict": self.outcome.map(|o| o.name()),
-            "confirmed": self.confirmed(),
-            "harmful": self.harmful(),
-            "seed": self.config.seed,
-            "steps": self.steps,
-            "strategy": self.config.strategy,
-            "trace": self.config.trace,
-            "args": self.config.args.as_slice(),
-            "port": self.port,
-            "events": self.events.len(),
-            "exit_code": self.exit_code,
-            "panic": self.panic,
-            "error": self.error.as_ref().map(|e| e.to_string()),
-        })
-    }
 }
 
-/// How the process behind a run ended.
-struct Ending {
-    exit_code: Option<i32>,
-    timed_out: bool,
-    error: Option<JostleError>,
-    frames: usize,
-}
-
-#[derive(Serialize)]
-struct JsonEvent<'a> {
-    #[serde(flatten)]
-    event: &'a Event,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    site: Option<String>,
-}
-
-fn is_run_start(item: &Item) -> bool {
-    matches!(item, Item::Event(Event::RunStart { .. }))
+/// How the process (or board) behind a run ended.
+pub struct Ending {
+    /// The process exit code (`None` when killed, or none to give).
+    pub exit_code: Option<i32>,
+    /// The wall-clock limit was hit.
+    pub timed_out: bool,
+    /// A stream problem found while decoding.
+    pub error: Option<JostleError>,
+    /// defmt frames (or lines) decoded.
+    pub frames: usize,
 }
 
 /// Does this event record an executed scheduling step?
@@ -583,47 +319,6 @@ pub fn is_finding(ev: &Event) -> bool {
 /// gives it).
 pub fn operation(ev: &Event) -> &'static str {
     ev.kind().name()
-}
-
-/// The operation and its operands, for the interleaving; `site_text` names other sites.
-pub fn describe(ev: &Event, site_text: impl Fn(u32) -> String) -> String {
-    let operands = match *ev {
-        Event::Spawn { child, .. } => format!(" t{child}"),
-        Event::Join { child, .. } => format!(" t{child}"),
-        Event::Read { a, .. } | Event::Write { a, .. } | Event::Update { a, .. } => {
-            format!(" {a:#010x}")
-        }
-        Event::Acquire { l, .. } | Event::Release { l, .. } => format!(" lock {l:#010x}"),
-        Event::Signal { g, .. } | Event::Wait { g, .. } => format!(" {g:#010x}"),
-        Event::LivelockRelease { steps, .. } => format!(" after {steps} steps"),
-        Event::RealRace { t2, s2, a, .. } => {
-            format!(" on {a:#010x}, first; then t{t2} at {}", site_text(s2))
-        }
-        Event::AtomicityViolation { l, by, s, .. } => format!(
-            " in this block: lock {l:#010x} taken by t{by} at {} before the re-acquire",
-            site_text(s)
-        ),
-        Event::DeadlockConfirmed { l, holder, .. } => {
-            format!(" waits for lock {l:#010x} held by t{holder}")
-        }
-        Event::Blocked {
-            kind, on, holder, ..
-        } => {
-            let holder = if holder == NO_TASK {
-                String::new()
-            } else {
-                format!(" held by t{holder}")
-            };
-            match kind {
-                k if k == WaitKind::Lock as u8 => format!(" on lock {on:#010x}{holder}"),
-                k if k == WaitKind::Join as u8 => format!(" joining t{on}"),
-                k if k == WaitKind::Signal as u8 => format!(" on signal {on:#010x}"),
-                _ => format!(" on critical section{holder}"),
-            }
-        }
-        _ => String::new(),
-    };
-    format!("{}{operands}", operation(ev))
 }
 
 #[cfg(test)]

@@ -1,0 +1,217 @@
+//! Argument groups several commands share (which firmware, where it runs, how a run is
+//! steered, what every run of a multi-run command shares), and how they become a run's
+//! configuration and transport.
+
+use clap::{Args, ValueEnum};
+use jostle_host_tools::JostleError;
+use jostle_host_tools::transport::Runner;
+use jostle_host_tools::transport::build::{QEMU_TARGET, cargo_build};
+use jostle_kernel::config::StrategyId;
+use jostle_kernel::{Config, TraceLevel};
+use std::path::PathBuf;
+
+/// Where runs happen: QEMU (default), the host port, or a board through a debug probe.
+#[derive(Args, Clone)]
+pub(crate) struct Via {
+    /// Run on the host port (one OS thread per task) instead of QEMU.
+    #[arg(long, conflicts_with = "probe")]
+    pub(crate) host: bool,
+    /// Run on a board through a debug probe (probe-rs): the only one connected, or the one
+    /// `VID:PID[:SERIAL]` selects. Needs --chip and an ELF built for the board.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", requires = "chip", value_name = "SELECTOR")]
+    pub(crate) probe: Option<String>,
+    /// The board's chip, as probe-rs names it (e.g. nRF52840_xxAA, STM32F411RETx, RP2040).
+    #[arg(long, requires = "probe")]
+    pub(crate) chip: Option<String>,
+}
+
+impl Via {
+    /// The firmware file for this kind of target (a board needs an ELF built for it).
+    pub(crate) fn firmware(&self, fw: &FirmwareArgs) -> Result<PathBuf, JostleError> {
+        if self.probe.is_some() && fw.elf.is_none() {
+            return Err(JostleError::Usage(
+                "--probe runs an ELF built for the board (e.g. `cargo firmware-nrf52840`); give its path".into(),
+            ));
+        }
+        resolve_firmware(fw, self.host)
+    }
+
+    /// The runner: QEMU, the host port, or the board (attached and flashed once).
+    pub(crate) fn runner(&self, path: PathBuf, timeout: f64) -> Result<Runner, JostleError> {
+        match (&self.probe, &self.chip) {
+            (Some(selector), Some(chip)) => Runner::probe(path, chip, selector, timeout),
+            _ => Runner::new(path, self.host, timeout),
+        }
+    }
+
+    /// How the command line names this target, for replay commands.
+    pub(crate) fn describe(&self) -> String {
+        match (&self.probe, &self.chip) {
+            (Some(sel), Some(chip)) if sel.is_empty() => format!(" --probe --chip {chip}"),
+            (Some(sel), Some(chip)) => format!(" --probe {sel} --chip {chip}"),
+            _ if self.host => " --host".into(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// Which firmware: an ELF path, or a package and binary to build (as `cargo embed` does).
+#[derive(Args, Clone)]
+pub(crate) struct FirmwareArgs {
+    /// Firmware ELF (or, with --host, a host-port executable).
+    pub(crate) elf: Option<PathBuf>,
+    /// Package to build the firmware from.
+    #[arg(short = 'p', long, requires = "bin")]
+    pub(crate) package: Option<String>,
+    /// Binary of that package.
+    #[arg(long, requires = "package")]
+    pub(crate) bin: Option<String>,
+    /// Cargo target directory for the build.
+    #[arg(long, env = "JOSTLE_TARGET_DIR")]
+    pub(crate) target_dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum Trace {
+    Full,
+    Sync,
+    Results,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum StrategyArg {
+    /// Uniform among enabled tasks.
+    Random,
+    /// RaceFuzzer: make a predicted race real.
+    Race,
+    /// AtomFuzzer: make an atomicity violation real.
+    Atom,
+    /// DeadlockFuzzer: close a predicted lock cycle.
+    Deadlock,
+    /// DrFinder: reverse lock hand-offs along may-trigger relations.
+    Drfinder,
+    /// PCT (probabilistic concurrency testing): random priorities and change points.
+    Pct,
+}
+
+impl StrategyArg {
+    pub(crate) fn id(self) -> StrategyId {
+        match self {
+            StrategyArg::Random => StrategyId::Random,
+            StrategyArg::Race => StrategyId::Race,
+            StrategyArg::Atom => StrategyId::Atom,
+            StrategyArg::Deadlock => StrategyId::Deadlock,
+            StrategyArg::Drfinder => StrategyId::DrFinder,
+            StrategyArg::Pct => StrategyId::Pct,
+        }
+    }
+}
+
+/// How an active run is steered.
+#[derive(Args, Clone)]
+pub(crate) struct StrategyArgs {
+    /// The scheduling strategy.
+    #[arg(long, value_enum, default_value = "random")]
+    pub(crate) strategy: StrategyArg,
+    /// What to aim at: a candidate id from the prediction file, or sites
+    /// `file.rs:LINE:COL,file.rs:LINE:COL`.
+    #[arg(long)]
+    pub(crate) target: Option<String>,
+    /// The prediction file that candidate ids come from.
+    #[arg(long, default_value = "jostle-report/prediction.json")]
+    pub(crate) prediction: PathBuf,
+    /// AtomFuzzer's pause probability q.
+    #[arg(long, default_value_t = 0.5)]
+    pub(crate) q: f64,
+    /// PCT's depth d (bugs of depth d are found with probability >= 1/(n k^(d-1))).
+    #[arg(long, default_value_t = 3)]
+    pub(crate) pct_depth: u32,
+    /// PCT's step bound k, in scheduling steps (0: the length of a Random run of the same
+    /// seed, measured first).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) pct_steps: u32,
+    /// Scheduling steps a postponed task may wait before it is released.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_LIVELOCK_BOUND)]
+    pub(crate) livelock_bound: u32,
+}
+
+/// What every run of a multi-run command shares.
+#[derive(Args, Clone)]
+pub(crate) struct EachRun {
+    /// First seed.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// A firmware argument (repeat for more).
+    #[arg(long = "arg")]
+    pub(crate) args: Vec<u32>,
+    /// Most scheduling steps per run.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    pub(crate) step_limit: u32,
+    /// Wall-clock limit of each run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+    /// Run on the host port instead of QEMU.
+    #[arg(long)]
+    pub(crate) host: bool,
+}
+
+pub(crate) fn resolve_firmware(fw: &FirmwareArgs, host: bool) -> Result<PathBuf, JostleError> {
+    match (&fw.elf, &fw.package, &fw.bin) {
+        (Some(path), None, None) => Ok(path.clone()),
+        (None, Some(p), Some(b)) => {
+            let target = if host { None } else { Some(QEMU_TARGET) };
+            cargo_build(p, b, target, fw.target_dir.as_deref())
+        }
+        _ => Err(JostleError::Usage(
+            "give a firmware ELF, or -p PACKAGE --bin BIN (not both)".into(),
+        )),
+    }
+}
+
+impl Trace {
+    pub(crate) fn level(self) -> TraceLevel {
+        match self {
+            Trace::Full => TraceLevel::Full,
+            Trace::Sync => TraceLevel::Sync,
+            Trace::Results => TraceLevel::Results,
+        }
+    }
+}
+
+/// A Random-strategy configuration with these settings, checked.
+pub(crate) fn base_config(
+    seed: u64,
+    step_limit: u32,
+    args: &[u32],
+    trace: TraceLevel,
+) -> Result<Config, JostleError> {
+    if step_limit == 0 {
+        return Err(JostleError::Usage("--step-limit must be at least 1".into()));
+    }
+    let args = heapless::Vec::from_slice(args).map_err(|()| {
+        JostleError::Usage(format!(
+            "at most {} --arg values",
+            jostle_kernel::config::MAX_ARGS
+        ))
+    })?;
+    Ok(Config {
+        seed,
+        step_limit,
+        trace,
+        args,
+        ..Config::default()
+    })
+}
+
+impl EachRun {
+    /// The configuration every run starts from (the seed is set per run).
+    pub(crate) fn config(&self, trace: TraceLevel) -> Result<Config, JostleError> {
+        base_config(self.seed, self.step_limit, &self.args, trace)
+    }
+
+    /// Builds or loads the firmware and the runner for it.
+    pub(crate) fn runner(&self, firmware: &FirmwareArgs) -> Result<Runner, JostleError> {
+        let path = resolve_firmware(firmware, self.host)?;
+        Runner::new(path, self.host, self.timeout)
+    }
+}

@@ -1,0 +1,110 @@
+//! `jostle bench`: the kernel's instruction costs per scheduling point and per switch.
+
+use super::BenchArgs;
+use anyhow::Context;
+use jostle_host_tools::RunOutcome;
+use jostle_host_tools::trace::elf::Firmware;
+use jostle_host_tools::transport::build::{QEMU_TARGET, cargo_build};
+use jostle_host_tools::transport::qemu::Qemu;
+use jostle_kernel::config::StrategyId;
+use jostle_kernel::{Config, TraceLevel};
+
+/// Instructions per scheduling point and per switch under each strategy, from the
+/// `sched_cost` test firmware: SysTick under `-icount` counts instructions; a known
+/// two-instruction loop calibrates it. Active strategies get breakpoints that the measured
+/// sites never match, so this is their non-breakpoint path.
+pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
+    use jostle_kernel::config::Breakpoint;
+    use jostle_kernel::targets::{aux, role};
+    let path = cargo_build(
+        "jostle-test-firmware",
+        "sched_cost",
+        Some(QEMU_TARGET),
+        args.firmware.target_dir.as_deref(),
+    )
+    .context("the kernel-cost benchmark needs the Jostle workspace (jostle-test-firmware)")?;
+    let fw = Firmware::load(&path)?;
+    let elsewhere = |r: u8, i: u8| Breakpoint {
+        site: 1,
+        aux: aux(r, i),
+    };
+    let strategies = [
+        (StrategyId::Random, vec![], [0; 4]),
+        (
+            StrategyId::Race,
+            vec![elsewhere(role::RACE, 0), elsewhere(role::RACE, 1)],
+            [0; 4],
+        ),
+        (
+            StrategyId::Atom,
+            vec![],
+            [jostle_kernel::strategy::Q_ONE / 2, 0, 0, 0],
+        ),
+        (
+            StrategyId::Deadlock,
+            vec![elsewhere(role::ACQUIRE, 0), elsewhere(role::CONTEXT, 0)],
+            [0; 4],
+        ),
+        (StrategyId::Pct, vec![], [3, 10_000, 0, 0]),
+    ];
+    println!("kernel cost  (instructions, trace=results, -icount shift=0; non-breakpoint sites)");
+    for (strategy, bps, params) in strategies {
+        let config = Config {
+            trace: TraceLevel::Results,
+            strategy,
+            params,
+            breakpoints: heapless::Vec::from_slice(&bps).unwrap_or_default(),
+            ..Config::default()
+        };
+        let raw = Qemu::default().run(&fw, &config)?;
+        let outcome = RunOutcome::from_qemu(&fw, config, raw);
+        if let Some(e) = outcome.error {
+            return Err(e.into());
+        }
+        let field = |line: &str, name: &str| -> Option<f64> {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))?
+                .parse()
+                .ok()
+        };
+        let find = |prefix: &str| {
+            outcome
+                .logs
+                .iter()
+                .find(|l| l.starts_with(prefix))
+                .cloned()
+                .with_context(|| format!("sched_cost printed no `{prefix}` line"))
+        };
+        let cal = find("cost calibration")?;
+        let per_tick =
+            field(&cal, "instructions").unwrap_or(0.0) / field(&cal, "ticks").unwrap_or(1.0);
+        let per_point = |line: &str| {
+            field(line, "ticks").unwrap_or(0.0) * per_tick / field(line, "points").unwrap_or(1.0)
+        };
+        let point_cost = per_point(&find("cost point")?);
+        let access_cost = per_point(&find("cost access")?);
+        let ping = find("cost pingpong")?;
+        let (points, switches) = (
+            field(&ping, "points").unwrap_or(1.0),
+            field(&ping, "switches").unwrap_or(1.0),
+        );
+        let total = field(&ping, "ticks").unwrap_or(0.0) * per_tick;
+        // Points that did not switch cost what a lone task's point costs (measured above;
+        // with two tasks the strategy has two candidates, which is charged to the switch).
+        // PCT runs the higher-priority task to its end: too few switches to measure one.
+        let switch_cost = if switches * 10.0 >= points {
+            format!(
+                "{:>6.1}",
+                (total - (points - switches) * point_cost) / switches
+            )
+        } else {
+            format!("{:>6}", "-")
+        };
+        println!(
+            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  two tasks: mean point {:>6.1}, point with switch {switch_cost}  ({per_tick:.0} instr/tick)",
+            jostle_host_tools::engine::targeting::strategy_name(strategy),
+            total / points
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! `jostle bench`: runs per second on QEMU (per trace level and per strategy), then the
+//! decode throughput and the kernel's instruction costs.
+
+mod decode_throughput;
+mod kernel_costs;
+
+use crate::cli::args::{FirmwareArgs, resolve_firmware};
+use anyhow::Context;
+use clap::Args;
+use jostle_host_tools::trace::elf::Firmware;
+use jostle_host_tools::transport::build::{QEMU_TARGET, cargo_build};
+use jostle_host_tools::transport::qemu::Qemu;
+use jostle_host_tools::{JostleError, RunOutcome};
+use jostle_kernel::config::StrategyId;
+use jostle_kernel::{Config, TraceLevel};
+use std::time::Instant;
+
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    #[command(flatten)]
+    pub(crate) firmware: FirmwareArgs,
+    /// Runs to time.
+    #[arg(long, default_value_t = 100)]
+    pub(crate) runs: u32,
+    /// A firmware argument for every run (repeat for more).
+    #[arg(long = "arg")]
+    pub(crate) args: Vec<u32>,
+}
+
+pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
+    let path = match (&args.firmware.elf, &args.firmware.package) {
+        (None, None) => cargo_build(
+            "jostle-examples",
+            "correct_counter",
+            Some(QEMU_TARGET),
+            args.firmware.target_dir.as_deref(),
+        )?,
+        _ => resolve_firmware(&args.firmware, false)?,
+    };
+    let fw = Firmware::load(&path)?;
+    let qemu = Qemu::default();
+    for trace in [TraceLevel::Full, TraceLevel::Results] {
+        let started = Instant::now();
+        let mut frames = 0;
+        for seed in 0..args.runs as u64 {
+            let config = Config {
+                seed,
+                trace,
+                args: bench_args(&args)?,
+                ..Config::default()
+            };
+            let raw = qemu.run(&fw, &config)?;
+            let outcome = RunOutcome::from_qemu(&fw, config, raw);
+            if let Some(e) = outcome.error {
+                return Err(e).context(format!("seed {seed}"));
+            }
+            frames += outcome.frames;
+        }
+        let secs = started.elapsed().as_secs_f64();
+        println!(
+            "qemu runs/s  {:<28} trace={:<7} {:>7.1} runs/s  ({} runs, {:.0} frames/s decoded)",
+            fw.path.file_name().unwrap_or_default().to_string_lossy(),
+            format!("{trace:?}").to_lowercase(),
+            args.runs as f64 / secs,
+            args.runs,
+            frames as f64 / secs
+        );
+    }
+    strategy_runs(&fw, &qemu, &args)?;
+    decode_throughput::decode_throughput(&fw, &qemu, bench_args(&args)?)?;
+    kernel_costs::kernel_costs(&args)?;
+    Ok(0)
+}
+
+/// Runs per second under each strategy (results-only trace, untargeted: the cost of the
+/// strategy's own bookkeeping on a whole run).
+pub(crate) fn strategy_runs(fw: &Firmware, qemu: &Qemu, args: &BenchArgs) -> anyhow::Result<()> {
+    for (strategy, params) in [
+        (StrategyId::Random, [0; 4]),
+        (
+            StrategyId::Atom,
+            [jostle_kernel::strategy::Q_ONE / 2, 0, 0, 0],
+        ),
+        (StrategyId::Pct, [3, 1000, 0, 0]),
+    ] {
+        let started = Instant::now();
+        for seed in 0..u64::from(args.runs) {
+            let config = Config {
+                seed,
+                strategy,
+                params,
+                trace: TraceLevel::Results,
+                args: bench_args(args)?,
+                ..Config::default()
+            };
+            let outcome = RunOutcome::from_qemu(fw, config.clone(), qemu.run(fw, &config)?);
+            if let Some(e) = outcome.error {
+                return Err(e).context(format!("seed {seed}"));
+            }
+        }
+        println!(
+            "qemu runs/s  {:<28} strategy={:<8} {:>7.1} runs/s",
+            fw.path.file_name().unwrap_or_default().to_string_lossy(),
+            jostle_host_tools::engine::targeting::strategy_name(strategy),
+            f64::from(args.runs) / started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn bench_args(
+    args: &BenchArgs,
+) -> Result<heapless::Vec<u32, { jostle_kernel::config::MAX_ARGS }>, JostleError> {
+    heapless::Vec::from_slice(&args.args).map_err(|()| {
+        JostleError::Usage(format!(
+            "at most {} --arg values",
+            jostle_kernel::config::MAX_ARGS
+        ))
+    })
+}

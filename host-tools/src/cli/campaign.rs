@@ -1,0 +1,171 @@
+//! `jostle campaign`: the whole loop, its report, its exit code (harmful, interrupted).
+
+use crate::cli::args::{FirmwareArgs, Via, base_config};
+use crate::cli::{EXIT_HARMFUL, EXIT_INTERRUPTED, print_report};
+use clap::Args;
+use jostle_host_tools::JostleError;
+use jostle_host_tools::output::progress::Progress;
+use jostle_kernel::TraceLevel;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args)]
+pub(crate) struct CampaignArgs {
+    #[command(flatten)]
+    pub(crate) firmware: FirmwareArgs,
+    /// Phase I runs (Random strategy, full trace).
+    #[arg(long, default_value_t = 5)]
+    pub(crate) phase1_runs: u32,
+    /// Phase II runs per candidate (and per strategy tried on it).
+    #[arg(long, default_value_t = 50)]
+    pub(crate) runs_per_candidate: u32,
+    /// Workers: QEMU instances at once (default: the number of cores).
+    #[arg(short = 'j', long)]
+    pub(crate) jobs: Option<usize>,
+    /// Stop after this many runs (`500`) or this much time (`90s`, `10m`, `1h`).
+    #[arg(long)]
+    pub(crate) budget: Option<String>,
+    /// Base seed.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// A firmware argument for every run (repeat for more).
+    #[arg(long = "arg")]
+    pub(crate) args: Vec<u32>,
+    /// Where report.json, report.html and prediction.json go.
+    #[arg(long, default_value = "jostle-report")]
+    pub(crate) report: PathBuf,
+    /// Run only this slice of the seeds: `I/N` (0-based), then `jostle merge` the N reports.
+    #[arg(long)]
+    pub(crate) shard: Option<String>,
+    /// Print the report as JSON instead of the table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also write a JUnit XML file (one test case per candidate; harmful ones fail).
+    #[arg(long)]
+    pub(crate) junit: Option<PathBuf>,
+    /// Most Phase II rounds (each round tries the candidates the previous one found).
+    #[arg(long, default_value_t = 3)]
+    pub(crate) max_rounds: u32,
+    /// Most scheduling steps per run.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    pub(crate) step_limit: u32,
+    /// Wall-clock limit of each run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+    #[command(flatten)]
+    pub(crate) via: Via,
+}
+
+/// `--budget`: a run count, or a duration with a unit (s, m, h).
+pub(crate) fn parse_budget(
+    text: &str,
+) -> Result<jostle_host_tools::engine::campaign::Budget, JostleError> {
+    use jostle_host_tools::engine::campaign::Budget;
+    let bad = || {
+        JostleError::Usage(format!(
+            "--budget {text}: give a number of runs (500) or a duration (90s, 10m, 1h)"
+        ))
+    };
+    let t = text.trim();
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(Budget::Runs(n));
+    }
+    // The unit is the last character (a byte split could cut a multi-byte one).
+    let cut = t.char_indices().last().map_or(0, |(i, _)| i);
+    let (number, unit) = t.split_at(cut);
+    let n: f64 = number.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(bad()),
+    };
+    // Positive, and at most a year (Duration::from_secs_f64 panics past its range).
+    if !(secs > 0.0 && secs <= 366.0 * 86_400.0) {
+        return Err(bad());
+    }
+    Ok(Budget::Time(Duration::from_secs_f64(secs)))
+}
+
+/// `--shard I/N`.
+pub(crate) fn parse_shard(text: &str) -> Result<(u32, u32), JostleError> {
+    let bad = || JostleError::Usage(format!("--shard {text}: expected I/N with 0 <= I < N"));
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u32, u32) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// How the command line named the firmware, for the replay commands in the report.
+pub(crate) fn firmware_command(fw: &FirmwareArgs, path: &std::path::Path, via: &Via) -> String {
+    let c = match (&fw.package, &fw.bin) {
+        (Some(p), Some(b)) => format!("-p {p} --bin {b}"),
+        _ => path.display().to_string(),
+    };
+    format!("{c}{}", via.describe())
+}
+
+pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
+    use jostle_host_tools::engine::campaign::{Budget, Campaign, Settings};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let budget = match &args.budget {
+        Some(b) => parse_budget(b)?,
+        None => Budget::Unlimited,
+    };
+    let shard = match &args.shard {
+        Some(s) => parse_shard(s)?,
+        None => (0, 1),
+    };
+    let base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
+    let path = args.via.firmware(&args.firmware)?;
+    let runner = args.via.runner(path.clone(), args.timeout)?;
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if jobs == 0 {
+        return Err(JostleError::Usage("-j must be at least 1".into()));
+    }
+    let settings = Settings {
+        phase1_runs: args.phase1_runs,
+        runs_per_candidate: args.runs_per_candidate,
+        jobs,
+        budget,
+        seed: args.seed,
+        base,
+        shard,
+        options: jostle_checker::Options::default(),
+        max_rounds: args.max_rounds,
+        firmware_command: firmware_command(&args.firmware, &path, &args.via),
+        report_dir: args.report.clone(),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second Ctrl-C while the report is written is ignored: it is written quickly.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let progress = Progress::new();
+    let mut c = Campaign::new(&*runner, settings, stop.clone());
+    let result = c.run(&|s| progress.update(s));
+    progress.finish(&c.status());
+    let report = c.report().clone();
+    if let Some(junit) = &args.junit {
+        jostle_host_tools::output::report::write_atomic(junit, report.junit().as_bytes())?;
+    }
+    print_report(&report, args.json)?;
+    eprintln!(
+        "jostle: report in {} (report.json, report.html)",
+        args.report.display()
+    );
+    result?;
+    Ok(if stop.load(Ordering::SeqCst) {
+        EXIT_INTERRUPTED
+    } else if report.any_harmful() {
+        EXIT_HARMFUL
+    } else {
+        0
+    })
+}

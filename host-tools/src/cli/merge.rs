@@ -1,0 +1,50 @@
+//! `jostle merge`: shard reports combined into one report.
+
+use crate::cli::{EXIT_HARMFUL, print_report};
+use clap::Args;
+use jostle_host_tools::JostleError;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub(crate) struct MergeArgs {
+    /// Shard reports (directories or report.json files).
+    #[arg(required = true)]
+    pub(crate) reports: Vec<PathBuf>,
+    /// Where the merged report.json and report.html go.
+    #[arg(long, default_value = "jostle-report")]
+    pub(crate) report: PathBuf,
+    /// Also write a JUnit XML file.
+    #[arg(long)]
+    pub(crate) junit: Option<PathBuf>,
+    /// Print the merged report as JSON instead of the table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
+    use jostle_host_tools::output::merge::merge;
+    use jostle_host_tools::output::report::{Report, write_atomic};
+    let reports = args
+        .reports
+        .iter()
+        .map(|p| Report::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut merged = merge(&reports)?;
+    merged.set_report_dir(&args.report);
+    std::fs::create_dir_all(&args.report)
+        .map_err(|e| JostleError::io(format!("creating {}", args.report.display()), e))?;
+    merged.write_json(&args.report)?;
+    write_atomic(
+        &args.report.join("report.html"),
+        jostle_host_tools::output::html::render(&merged).as_bytes(),
+    )?;
+    if let Some(junit) = &args.junit {
+        write_atomic(junit, merged.junit().as_bytes())?;
+    }
+    print_report(&merged, args.json)?;
+    Ok(if merged.any_harmful() {
+        EXIT_HARMFUL
+    } else {
+        0
+    })
+}

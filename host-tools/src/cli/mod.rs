@@ -1,0 +1,39 @@
+//! The command line: one module per command (its arguments and what it does), the
+//! argument groups they share (`args`) and how `--strategy`/`--target` steer a run
+//! (`steer`). `main` only parses and dispatches.
+
+pub(crate) mod args;
+pub(crate) mod bench;
+pub(crate) mod campaign;
+pub(crate) mod config;
+pub(crate) mod confirm;
+pub(crate) mod flash_config;
+pub(crate) mod merge;
+pub(crate) mod predict;
+pub(crate) mod replay;
+pub(crate) mod run;
+pub(crate) mod steer;
+
+use jostle_host_tools::JostleError;
+use std::io::Write;
+
+/// Exit code of a campaign or merge that found a harmful bug.
+pub(crate) const EXIT_HARMFUL: u8 = 40;
+/// Exit code of a campaign stopped by Ctrl-C (its report holds what finished).
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
+
+pub(crate) fn print_report(
+    report: &jostle_host_tools::output::report::Report,
+    json: bool,
+) -> Result<(), JostleError> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let printed = if json {
+        serde_json::to_writer_pretty(&mut out, report)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(out))
+    } else {
+        report.print_table(&mut out)
+    };
+    printed.map_err(|e| JostleError::io("writing the output", e))
+}

@@ -1,0 +1,116 @@
+//! `jostle run`: one run (or `--runs N` consecutive seeds) with its interleaving and
+//! verdict, or JSON; the exit code is the verdict's.
+
+use crate::cli::args::{FirmwareArgs, StrategyArgs, Trace, Via, base_config};
+use crate::cli::steer::steer;
+use clap::Args;
+use jostle_host_tools::JostleError;
+use jostle_host_tools::transport::Transport;
+use jostle_kernel::Config;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub(crate) firmware: FirmwareArgs,
+    #[command(flatten)]
+    pub(crate) steer: StrategyArgs,
+    /// Seed of the scheduler.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Most scheduling steps before the `step_limit` verdict.
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
+    pub(crate) step_limit: u32,
+    /// Which events the firmware emits.
+    #[arg(long, value_enum, default_value = "full")]
+    pub(crate) trace: Trace,
+    /// A firmware argument (repeat for more; read with `arg(i)`).
+    #[arg(long = "arg")]
+    pub(crate) args: Vec<u32>,
+    /// One JSON object per event, then a summary object.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Wall-clock limit of the run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+    #[command(flatten)]
+    pub(crate) via: Via,
+    /// Use this raw configuration block file instead of building one from the options.
+    #[arg(long)]
+    pub(crate) config_file: Option<PathBuf>,
+    /// QEMU: boot with this block file in the board's flash page and no RAM block, as a
+    /// board does at power-up after `jostle flash-config` (the options' block is not used).
+    #[arg(long, conflicts_with_all = ["config_file", "host"])]
+    pub(crate) flash_config: Option<PathBuf>,
+    /// Run this many consecutive seeds (several per QEMU boot) and print one verdict line
+    /// (or, with --json, one summary object) per run; exits with the first failure's code.
+    #[arg(long, default_value_t = 1, conflicts_with = "config_file")]
+    pub(crate) runs: u32,
+}
+
+pub(crate) fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
+    base_config(args.seed, args.step_limit, &args.args, args.trace.level())
+}
+
+pub(crate) fn run(args: RunArgs) -> Result<u8, JostleError> {
+    let mut config = config_of(&args)?;
+    let path = args.via.firmware(&args.firmware)?;
+    let target = args.via.runner(path, args.timeout)?;
+    steer(&mut config, &args.steer, &*target)?;
+    jostle_host_tools::engine::confirm::bound_pct(&*target, &mut config)?;
+    if args.runs > 1 {
+        return run_several(&*target, &config, args.runs, args.json);
+    }
+    // A boot from the flash page where the transport has one (QEMU), else the options' run.
+    let flashed = args
+        .flash_config
+        .as_deref()
+        .and_then(|flash| target.run_from_flash(flash));
+    let outcome = match flashed {
+        Some(outcome) => outcome?,
+        None => target.run(config, args.config_file.as_deref())?,
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let printed = if args.json {
+        outcome.print_json(&mut out)
+    } else {
+        outcome.print_human(&mut out)
+    };
+    printed.map_err(|e| JostleError::io("writing the output", e))?;
+    let _ = out.flush();
+    if let Some(err) = outcome.error {
+        return Err(err);
+    }
+    Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
+}
+
+/// `jostle run --runs N`: one line (or summary object) per run.
+pub(crate) fn run_several(
+    target: &dyn Transport,
+    config: &Config,
+    runs: u32,
+    json: bool,
+) -> Result<u8, JostleError> {
+    let outcomes = target.run_batch(config, runs)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut code = 0;
+    for o in outcomes {
+        let line = if json {
+            o.summary().to_string()
+        } else {
+            format!("seed {}: {}", o.config.seed, o.verdict_line())
+        };
+        writeln!(out, "{line}").map_err(|e| JostleError::io("writing the output", e))?;
+        if let Some(err) = o.error {
+            return Err(err);
+        }
+        let c = o.outcome.map_or(23, |v| v.exit_code());
+        if code == 0 {
+            code = c;
+        }
+    }
+    Ok(code)
+}

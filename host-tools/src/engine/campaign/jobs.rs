@@ -1,0 +1,187 @@
+//! Bookkeeping: the work. Runs are grouped into jobs (consecutive seeds of one boot, or a
+//! DrFinder chain), run on J workers, and their results taken in job order, so the report
+//! never depends on which worker finished first. A shard takes its own block of each
+//! candidate's run indices.
+
+use super::{Campaign, Status};
+use crate::engine::confirm::with_relations_of;
+use crate::engine::pool::run_all;
+use crate::engine::targeting::strategy_name;
+use crate::error::JostleError;
+use jostle_kernel::Config;
+use jostle_kernel::config::StrategyId;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Runs per boot (consecutive seeds; the firmware resets itself between them). Fixed,
+/// so that which runs share a boot never depends on the number of workers.
+pub const BATCH: u64 = 50;
+
+/// One unit of work for a worker: consecutive runs with seeds `config.seed + k`, several
+/// per boot; or, for DrFinder, a chain where each run's relations configure the next
+/// (drfinder-fse15 Algorithm 2, line 21).
+pub(super) struct Job {
+    /// Index of the bug in the report (`None`: Phase I).
+    pub(super) bug: Option<usize>,
+    /// Index of the first run among this bug's runs of this strategy.
+    pub(super) index: u64,
+    /// The first run's configuration.
+    pub(super) config: Config,
+    /// Runs.
+    pub(super) chain: u32,
+    /// Whether this shard counts the runs (a shard also makes runs it does not count: Phase I
+    /// and each candidate's first, full-trace run, so that every shard predicts the same).
+    pub(super) tally: bool,
+}
+
+/// Consecutive indices grouped into runs of at most [`BATCH`], none crossing a multiple of
+/// it (so shards, which slice by blocks of [`BATCH`], group the same way).
+pub(super) fn batches(indices: &[u64]) -> Vec<(u64, u32)> {
+    let mut out: Vec<(u64, u32)> = Vec::new();
+    for &i in indices {
+        match out.last_mut() {
+            Some((first, n)) if *first + u64::from(*n) == i && i % BATCH != 0 => *n += 1,
+            _ => out.push((i, 1)),
+        }
+    }
+    out
+}
+
+/// Shard `index` of `count`'s run indices among `0..n`: the `index`-th of `count`
+/// contiguous blocks of `ceil(n / count)`.
+fn shard_slice(n: u32, (index, count): (u32, u32)) -> impl Iterator<Item = u64> {
+    let block = u64::from(n).div_ceil(u64::from(count.max(1))).max(1);
+    (0..u64::from(n)).filter(move |i| i / block == u64::from(index))
+}
+
+impl Campaign<'_> {
+    /// This shard's run indices among `0..n`: shard `I` of `N` takes the `I`-th of `N`
+    /// contiguous blocks of `ceil(n / N)` indices, so every shard has work.
+    pub(super) fn slice(&self, n: u32) -> impl Iterator<Item = u64> + use<> {
+        shard_slice(n, self.settings.shard)
+    }
+
+    /// Runs `jobs` on the workers within the budget, then takes their results in order.
+    pub(super) fn execute(
+        &mut self,
+        mut jobs: Vec<Job>,
+        progress: &(dyn Fn(&Status) + Sync),
+    ) -> Result<(), JostleError> {
+        self.fit_budget(&mut jobs);
+        let total: u64 = jobs.iter().map(|j| u64::from(j.chain)).sum();
+        self.planned.fetch_add(total, Ordering::SeqCst);
+        let deadline = self.deadline();
+        let transport = self.transport;
+        let stop = &*self.stop;
+        let budget_hit = &self.budget_hit;
+        let this = &*self;
+        let results = run_all(
+            &jobs,
+            self.settings.jobs,
+            stop,
+            |job| {
+                if stop.load(Ordering::SeqCst) {
+                    return Ok(None);
+                }
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    budget_hit.store(true, Ordering::SeqCst);
+                    return Ok(None);
+                }
+                if job.config.strategy != StrategyId::DrFinder {
+                    let mut outcomes = transport
+                        .run_batch(&job.config, job.chain)
+                        .map_err(|e| with_context(e, &job.config))?;
+                    if let Some(o) = outcomes.iter_mut().find(|o| o.error.is_some()) {
+                        let e = o.error.take().expect("found");
+                        return Err(with_context(e, &o.config));
+                    }
+                    this.runs_done
+                        .fetch_add(outcomes.len() as u64, Ordering::SeqCst);
+                    progress(&this.status());
+                    return Ok(Some(outcomes));
+                }
+                let mut outcomes = Vec::new();
+                let mut config = job.config.clone();
+                for k in 0..job.chain {
+                    if stop.load(Ordering::SeqCst) {
+                        return Ok(None);
+                    }
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        budget_hit.store(true, Ordering::SeqCst);
+                        return Ok(None);
+                    }
+                    config.seed = job.config.seed.wrapping_add(u64::from(k));
+                    let mut outcome = transport
+                        .run(config.clone(), None)
+                        .map_err(|e| with_context(e, &config))?;
+                    if let Some(e) = outcome.error.take() {
+                        return Err(with_context(e, &config));
+                    }
+                    this.runs_done.fetch_add(1, Ordering::SeqCst);
+                    progress(&this.status());
+                    if job.config.strategy == StrategyId::DrFinder {
+                        config = with_relations_of(&outcome, &job.config);
+                    }
+                    outcomes.push(outcome);
+                }
+                Ok(Some(outcomes))
+            },
+            |_| {},
+        );
+        // Consume in job order; a job cut short by the stop or the deadline ends the wave
+        // (later jobs' results are dropped so that the report is a prefix of the plan).
+        for (job, result) in jobs.iter().zip(results) {
+            let outcomes = match result {
+                None | Some(Ok(None)) => break,
+                Some(Err(e)) => return Err(e),
+                Some(Ok(Some(o))) => o,
+            };
+            if outcomes.len() < job.chain as usize {
+                break;
+            }
+            for (k, outcome) in outcomes.iter().enumerate() {
+                self.take(job, job.index + k as u64, outcome);
+            }
+        }
+        self.sync_bugs();
+        self.write()?;
+        Ok(())
+    }
+}
+
+fn with_context(e: JostleError, config: &Config) -> JostleError {
+    match e {
+        JostleError::StreamTruncated(m) => JostleError::StreamTruncated(format!(
+            "run with seed {} ({}): {m}",
+            config.seed,
+            strategy_name(config.strategy)
+        )),
+        JostleError::StreamCorrupt(m) => JostleError::StreamCorrupt(format!(
+            "run with seed {} ({}): {m}",
+            config.seed,
+            strategy_name(config.strategy)
+        )),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_split_every_candidates_runs_and_each_gets_some() {
+        for (n, count) in [(50, 4), (50, 2), (7, 3), (160, 3), (5, 8)] {
+            let mut all: Vec<u64> = Vec::new();
+            for index in 0..count {
+                let mine: Vec<u64> = shard_slice(n, (index, count)).collect();
+                // Work for every shard while there are as many runs as shards.
+                if index < n.min(count) && n >= count {
+                    assert!(!mine.is_empty(), "{n} runs, shard {index}/{count}");
+                }
+                all.extend(mine);
+            }
+            assert_eq!(all, (0..u64::from(n)).collect::<Vec<_>>(), "{n}/{count}");
+        }
+    }
+}

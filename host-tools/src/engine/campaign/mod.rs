@@ -1,0 +1,158 @@
+//! The campaign loop: Phase I (Random runs at full trace) → predict → Phase II per
+//! candidate with the strategy that matches its kind → the full traces of Phase II feed
+//! prediction again → until nothing new appears or the budget ends (calfuzzer-cav09 §3:
+//! predictive analysis between runs, active testing to confirm).
+//!
+//! Determinism: every run's seed is a function of the base seed, the candidate id and the
+//! run's index, never of completion order; jobs run on J workers but their results are
+//! consumed in job order. So the report is the same whatever J is (timing aside).
+//!
+//! The phases are `rounds` (the loop and why it stopped), `phase1`, `phase2` (per
+//! candidate), `feedback` (full traces back into prediction) and `timelines`; the
+//! bookkeeping is `jobs` (work on the workers), `record` (runs into the report), `status`
+//! and `budget`. The campaign makes its runs through a `&dyn Transport`.
+
+mod budget;
+mod feedback;
+mod jobs;
+mod phase1;
+mod phase2;
+mod record;
+mod rounds;
+mod status;
+mod timelines;
+
+pub use crate::output::progress::Status;
+pub use budget::Budget;
+pub use jobs::BATCH;
+pub use phase2::candidate_seed;
+pub use timelines::{Resolve, replay_config, timeline};
+
+use crate::output::report::Report;
+use crate::transport::Transport;
+use jostle_checker::{Options, Prediction};
+use jostle_kernel::Config;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::time::Instant;
+
+/// What a campaign is asked to do.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Phase I runs.
+    pub phase1_runs: u32,
+    /// Phase II runs per candidate and strategy.
+    pub runs_per_candidate: u32,
+    /// Workers (runs in flight at once).
+    pub jobs: usize,
+    /// The budget.
+    pub budget: Budget,
+    /// Base seed.
+    pub seed: u64,
+    /// Every run's configuration starts from this one (arguments, step limit).
+    pub base: Config,
+    /// This shard's slice of the seeds: run indices `i` with `i % count == index`.
+    pub shard: (u32, u32),
+    /// The analyses' options.
+    pub options: Options,
+    /// Most rounds of Phase II after Phase I.
+    pub max_rounds: u32,
+    /// How the command line names the firmware (for replay commands).
+    pub firmware_command: String,
+    /// Where the report goes.
+    pub report_dir: PathBuf,
+}
+
+/// A campaign over one firmware.
+pub struct Campaign<'r> {
+    transport: &'r dyn Transport,
+    settings: Settings,
+    stop: Arc<AtomicBool>,
+    started: Instant,
+    prediction: Prediction,
+    report: Report,
+    /// (candidate id, strategy) pairs whose Phase II is done.
+    tried: BTreeSet<(String, u8)>,
+    traces: u32,
+    runs_done: AtomicU64,
+    planned: AtomicU64,
+    counts: [AtomicUsize; 3],
+    phase: std::sync::Mutex<String>,
+    budget_hit: AtomicBool,
+    /// Rounds ended with candidates still untried (`--max-rounds`).
+    rounds_hit: bool,
+    /// Bugs whose first (full-trace) run under their matching strategy made them real.
+    /// Every shard makes that run, so decisions taken on it are the same in every shard.
+    real_at_first: BTreeSet<usize>,
+    phase1_events: u64,
+    phase1_seconds: f64,
+}
+
+impl<'r> Campaign<'r> {
+    /// A campaign with `settings` on `transport`; setting `stop` ends it cleanly (Ctrl-C).
+    pub fn new(
+        transport: &'r dyn Transport,
+        mut settings: Settings,
+        stop: Arc<AtomicBool>,
+    ) -> Self {
+        // One board, one run at a time (shard across boards with --shard instead).
+        if !transport.parallel() {
+            settings.jobs = 1;
+        }
+        let fingerprint = crate::engine::predict::fingerprint(transport.path()).unwrap_or_default();
+        let report = Report {
+            schema_version: crate::output::report::REPORT_SCHEMA,
+            firmware: crate::output::report::FirmwareRef {
+                command: settings.firmware_command.clone(),
+                fingerprint,
+            },
+            settings: crate::output::report::Settings {
+                seed: settings.seed,
+                args: settings.base.args.to_vec(),
+                phase1_runs: settings.phase1_runs,
+                runs_per_candidate: settings.runs_per_candidate,
+                budget_runs: match settings.budget {
+                    Budget::Runs(n) => Some(n),
+                    _ => None,
+                },
+                step_limit: settings.base.step_limit,
+            },
+            shards: vec![[settings.shard.0, settings.shard.1]],
+            stopped: "running".into(),
+            ..Report::default()
+        };
+        let mut prediction = Prediction::new();
+        prediction.firmware = Some(report.firmware.fingerprint.clone());
+        Campaign {
+            transport,
+            settings,
+            stop,
+            started: Instant::now(),
+            prediction,
+            report,
+            tried: BTreeSet::new(),
+            traces: 0,
+            runs_done: AtomicU64::new(0),
+            planned: AtomicU64::new(0),
+            counts: Default::default(),
+            phase: std::sync::Mutex::new(String::new()),
+            budget_hit: AtomicBool::new(false),
+            rounds_hit: false,
+            real_at_first: BTreeSet::new(),
+            phase1_events: 0,
+            phase1_seconds: 0.0,
+        }
+    }
+
+    /// The report so far.
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// The prediction so far (Phase I and the full-trace Phase II runs).
+    pub fn prediction(&self) -> &Prediction {
+        &self.prediction
+    }
+}

@@ -1,0 +1,40 @@
+//! Phase I: Random runs at full trace, in batches of consecutive seeds. Every shard runs
+//! all of it, so the shards predict the same candidates.
+
+use super::jobs::{Job, batches};
+use super::{Campaign, Status};
+use crate::error::JostleError;
+use jostle_kernel::config::StrategyId;
+use jostle_kernel::{Config, TraceLevel};
+use std::time::Instant;
+
+impl Campaign<'_> {
+    /// Runs Phase I (its runs feed prediction as they are taken).
+    pub(super) fn phase1(
+        &mut self,
+        progress: &(dyn Fn(&Status) + Sync),
+    ) -> Result<(), JostleError> {
+        self.set_phase("phase I");
+        // Every shard runs all of Phase I: the shards then predict the same candidates.
+        let indices: Vec<u64> = (0..u64::from(self.settings.phase1_runs)).collect();
+        let jobs: Vec<Job> = batches(&indices)
+            .into_iter()
+            .map(|(i, n)| Job {
+                bug: None,
+                index: i,
+                config: Config {
+                    seed: self.settings.seed.wrapping_add(i),
+                    strategy: StrategyId::Random,
+                    trace: TraceLevel::Full,
+                    ..self.settings.base.clone()
+                },
+                chain: n,
+                tally: true,
+            })
+            .collect();
+        let phase1 = Instant::now();
+        self.execute(jobs, progress)?;
+        self.phase1_seconds = phase1.elapsed().as_secs_f64();
+        Ok(())
+    }
+}

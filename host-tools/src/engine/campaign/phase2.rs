@@ -1,0 +1,141 @@
+//! Phase II per candidate: its breakpoints, the strategy of its kind (or DrFinder as the
+//! fallback for a race), seeds derived from the base seed and the candidate id; run 0 at
+//! full trace (it feeds prediction, in every shard), the rest results-only in batches, a
+//! DrFinder chain whole.
+
+use super::Campaign;
+use super::jobs::{Job, batches};
+use crate::engine::targeting::{candidate_breakpoints, strategy_name};
+use crate::error::JostleError;
+use jostle_checker::{Candidate, CandidateKind};
+use jostle_kernel::config::StrategyId;
+use jostle_kernel::{Config, TraceLevel};
+use std::collections::BTreeSet;
+
+impl Campaign<'_> {
+    /// The jobs of `queue`'s candidates. A candidate that cannot be targeted is marked
+    /// skipped in the report; the others still run.
+    pub(super) fn phase2_jobs(
+        &mut self,
+        queue: &[(Candidate, StrategyId)],
+    ) -> Result<Vec<Job>, JostleError> {
+        let space = self.transport.space();
+        let mut jobs = Vec::new();
+        for (candidate, strategy) in queue {
+            let bug = self.bug_index(candidate);
+            let breakpoints =
+                candidate_breakpoints(candidate, &self.prediction, *strategy, &space, true)
+                    .and_then(|mut bps| {
+                        if *strategy == StrategyId::DrFinder {
+                            let (more, _) = crate::engine::targeting::relation_breakpoints(
+                                &self.prediction.relations,
+                                bps.len(),
+                            );
+                            bps.extend(more);
+                        }
+                        heapless::Vec::from_slice(&bps).map_err(|()| {
+                            JostleError::Usage(format!(
+                                "{} breakpoints, more than a configuration block holds",
+                                bps.len()
+                            ))
+                        })
+                    });
+            let breakpoints = match breakpoints {
+                Ok(bps) => bps,
+                Err(e) => {
+                    // This candidate cannot be targeted; the others still are.
+                    self.report.bugs[bug].skipped =
+                        Some(format!("{}: {e}", strategy_name(*strategy)));
+                    continue;
+                }
+            };
+            let config = Config {
+                strategy: *strategy,
+                breakpoints,
+                ..self.settings.base.clone()
+            };
+            let first = candidate_seed(self.settings.seed, &candidate.id, *strategy);
+            let indices: Vec<u64> = self.slice(self.settings.runs_per_candidate).collect();
+            let owns_first = indices.first() == Some(&0);
+            if *strategy == StrategyId::DrFinder {
+                // One chain, each run's relations driving the next (full trace: DrFinder's
+                // confirmation is the happens-before detector's). A chain cannot be split,
+                // so the shard that owns run 0 makes all of it.
+                if owns_first {
+                    jobs.push(Job {
+                        bug: Some(bug),
+                        index: 0,
+                        config: Config {
+                            seed: first,
+                            trace: TraceLevel::Full,
+                            ..config
+                        },
+                        chain: self.settings.runs_per_candidate,
+                        tally: true,
+                    });
+                }
+                continue;
+            }
+            // Run 0 feeds prediction (full trace), in every shard so that all predict the
+            // same; the others need only the results.
+            if self.settings.runs_per_candidate > 0 {
+                jobs.push(Job {
+                    bug: Some(bug),
+                    index: 0,
+                    config: Config {
+                        seed: first,
+                        trace: TraceLevel::Full,
+                        ..config.clone()
+                    },
+                    chain: 1,
+                    tally: owns_first,
+                });
+            }
+            let rest: Vec<u64> = indices.into_iter().filter(|i| *i != 0).collect();
+            for (i, n) in batches(&rest) {
+                jobs.push(Job {
+                    bug: Some(bug),
+                    index: i,
+                    config: Config {
+                        seed: first.wrapping_add(i),
+                        trace: TraceLevel::Results,
+                        ..config.clone()
+                    },
+                    chain: n,
+                    tally: true,
+                });
+            }
+        }
+        Ok(jobs)
+    }
+
+    /// The races to try with DrFinder: those whose first RaceFuzzer run did not make them
+    /// real, when may-trigger relations exist. Decided on the first run, which every shard
+    /// makes, so that shards try the same chains.
+    pub(super) fn drfinder_fallback(&mut self) -> Vec<(Candidate, StrategyId)> {
+        let has_relations = !self.prediction.relations.is_empty();
+        let unconfirmed: BTreeSet<String> = self
+            .report
+            .bugs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.real_at_first.contains(i))
+            .map(|(_, b)| b.id.clone())
+            .collect();
+        self.untried(|c| {
+            (has_relations && c.kind == CandidateKind::Race && unconfirmed.contains(&c.id))
+                .then_some(StrategyId::DrFinder)
+        })
+    }
+}
+
+/// The first seed of a candidate's runs under `strategy`: the base seed mixed with the
+/// candidate id (so candidates do not share schedules) and the strategy.
+pub fn candidate_seed(base: u64, id: &str, strategy: StrategyId) -> u64 {
+    let id = u64::from_str_radix(id, 16).unwrap_or_else(|_| jostle_checker::fnv1a64(id.as_bytes()));
+    let mut z = base ^ id ^ (u64::from(strategy as u8) << 56);
+    // SplitMix64's finaliser: neighbouring ids get unrelated seed ranges.
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

@@ -1,0 +1,170 @@
+//! Bookkeeping: the report. Each finished run is counted into its bug's attempt (its
+//! verdict, panic, first confirming and harmful runs), new candidates become bugs, and the
+//! report (with report.html and prediction.json) is written after every wave.
+
+use super::Campaign;
+use super::jobs::Job;
+use crate::engine::targeting::strategy_name;
+use crate::error::JostleError;
+use crate::output::report::{Attempt, Bug, Replay, ReplayBreakpoint};
+use crate::trace::run::{Outcome, RunOutcome};
+use jostle_checker::Candidate;
+use jostle_kernel::TraceLevel;
+use jostle_kernel::config::StrategyId;
+use std::sync::atomic::Ordering;
+
+impl Campaign<'_> {
+    /// Counts one finished run.
+    pub(super) fn take(&mut self, job: &Job, index: u64, outcome: &RunOutcome) {
+        let verdict = outcome.outcome.map_or("none", Outcome::name).to_owned();
+        let Some(bug) = job.bug else {
+            self.report.runs.phase1 += 1;
+            self.phase1_events += outcome.events.len() as u64;
+            *self.report.runs.phase1_verdicts.entry(verdict).or_default() += 1;
+            self.feed(outcome);
+            return;
+        };
+        if outcome.config.trace == TraceLevel::Full {
+            self.feed(outcome);
+        }
+        if index == 0 && outcome.config.strategy != StrategyId::DrFinder && outcome.confirmed() {
+            self.real_at_first.insert(bug);
+        }
+        if !job.tally {
+            return;
+        }
+        self.report.runs.phase2 += 1;
+        let strategy = strategy_name(outcome.config.strategy).to_owned();
+        let replay = |b: &Bug| Replay {
+            index,
+            seed: outcome.config.seed,
+            strategy: strategy.clone(),
+            params: outcome.config.params,
+            livelock_bound: outcome.config.livelock_bound,
+            step_limit: outcome.config.step_limit,
+            args: outcome.config.args.to_vec(),
+            breakpoints: outcome
+                .config
+                .breakpoints
+                .iter()
+                .map(|bp| ReplayBreakpoint {
+                    location: crate::engine::predict::site_text(&self.prediction, bp.site),
+                    site: bp.site,
+                    aux: bp.aux,
+                })
+                .collect(),
+            verdict: verdict.clone(),
+            schedule: None,
+            command: crate::output::report::replay_command(
+                &self.settings.firmware_command,
+                &self.settings.report_dir,
+                &b.id,
+            ),
+        };
+        let (confirmed, harmful) = (outcome.confirmed(), outcome.harmful());
+        let b = &self.report.bugs[bug];
+        let first_confirmed = (confirmed && b.first_confirmed.is_none()).then(|| replay(b));
+        let first_harmful = (harmful && b.first_harmful.is_none()).then(|| replay(b));
+        let b = &mut self.report.bugs[bug];
+        if b.attempts.last().is_none_or(|a| a.strategy != strategy) {
+            b.attempts.push(Attempt {
+                strategy: strategy.clone(),
+                ..Attempt::default()
+            });
+        }
+        let a = b.attempts.last_mut().expect("pushed");
+        a.runs += 1;
+        a.confirmed += u64::from(confirmed);
+        a.harmful += u64::from(harmful);
+        *a.verdicts.entry(verdict.clone()).or_default() += 1;
+        if let Some(p) = &outcome.panic {
+            let m = p.message.clone().unwrap_or_else(|| "(no message)".into());
+            *a.panics.entry(m).or_default() += 1;
+        }
+        if first_confirmed.is_some() {
+            b.first_confirmed = first_confirmed;
+        }
+        if first_harmful.is_some() {
+            b.first_harmful = first_harmful;
+        }
+        b.settle();
+    }
+
+    /// The report's bug of `candidate` (added when new).
+    pub(super) fn bug_index(&mut self, candidate: &Candidate) -> usize {
+        self.sync_bugs();
+        self.report
+            .bugs
+            .iter()
+            .position(|b| b.id == candidate.id)
+            .expect("synced")
+    }
+
+    /// Adds the prediction's new candidates to the report and refreshes what the prediction
+    /// says of the known ones; keeps the report sorted like the prediction (kind, id).
+    pub(super) fn sync_bugs(&mut self) {
+        for c in &self.prediction.candidates {
+            let sites: Vec<String> = c
+                .sites
+                .iter()
+                .map(|s| crate::engine::predict::site_text(&self.prediction, *s))
+                .collect();
+            let mut analyses: Vec<String> = c
+                .evidence
+                .analyses
+                .iter()
+                .map(|a| format!("{a:?}"))
+                .collect();
+            analyses.sort();
+            match self.report.bugs.iter_mut().find(|b| b.id == c.id) {
+                Some(b) => {
+                    b.sites = sites;
+                    b.predicted_by = analyses;
+                }
+                None => {
+                    let mut b = Bug {
+                        id: c.id.clone(),
+                        kind: c.kind.name().to_owned(),
+                        sites,
+                        predicted_by: analyses,
+                        ..Bug::default()
+                    };
+                    b.settle();
+                    self.report.bugs.push(b);
+                }
+            }
+        }
+        self.report
+            .bugs
+            .sort_by(|a, b| (&a.kind, &a.id).cmp(&(&b.kind, &b.id)));
+        let real = self.report.confirmed().count();
+        let harmful = self.report.bugs.iter().filter(|b| b.harmful > 0).count();
+        self.counts[0].store(self.report.bugs.len(), Ordering::SeqCst);
+        self.counts[1].store(real, Ordering::SeqCst);
+        self.counts[2].store(harmful, Ordering::SeqCst);
+    }
+
+    pub(super) fn finish_timing(&mut self) {
+        let wall = self.started.elapsed().as_secs_f64();
+        let runs = self.report.runs.phase1 + self.report.runs.phase2;
+        self.report.timing = crate::output::report::Timing {
+            wall_seconds: (wall * 1000.0).round() / 1000.0,
+            runs_per_second: (runs as f64 / wall.max(1e-9) * 10.0).round() / 10.0,
+            jobs: self.settings.jobs,
+            phase1_events: self.phase1_events,
+            phase1_seconds: (self.phase1_seconds * 1000.0).round() / 1000.0,
+        };
+    }
+
+    /// Writes report.json and report.html.
+    pub(super) fn write(&mut self) -> Result<(), JostleError> {
+        self.finish_timing();
+        let dir = &self.settings.report_dir;
+        self.report.write_json(dir)?;
+        crate::output::report::write_atomic(
+            &dir.join("report.html"),
+            crate::output::html::render(&self.report).as_bytes(),
+        )?;
+        crate::engine::predict::write_prediction(&self.prediction, &dir.join("prediction.json"))
+    }
+}

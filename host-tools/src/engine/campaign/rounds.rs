@@ -1,0 +1,74 @@
+//! The loop: Phase I, then rounds of Phase II (each candidate with the strategy of its
+//! kind, then DrFinder for the races that stayed unconfirmed), then the timelines; and why
+//! the campaign stopped.
+
+use super::{Campaign, Status};
+use crate::engine::targeting::strategy_for;
+use crate::error::JostleError;
+use std::sync::atomic::Ordering;
+
+impl Campaign<'_> {
+    /// Runs the campaign; `progress` hears of every finished run. The report is written
+    /// after Phase I and after every wave of Phase II, so an interrupted campaign (or one
+    /// whose run failed) leaves what it finished; the error, if any, comes after that write.
+    pub fn run(&mut self, progress: &(dyn Fn(&Status) + Sync)) -> Result<(), JostleError> {
+        std::fs::create_dir_all(&self.settings.report_dir).map_err(|e| {
+            JostleError::io(
+                format!("creating {}", self.settings.report_dir.display()),
+                e,
+            )
+        })?;
+        let result = self.rounds(progress);
+        self.report.stopped = if self.stop.load(Ordering::SeqCst) {
+            "interrupted"
+        } else if self.budget_hit.load(Ordering::SeqCst) {
+            "budget"
+        } else if result.is_err() {
+            "error"
+        } else if self.rounds_hit {
+            "rounds"
+        } else {
+            "done"
+        }
+        .into();
+        self.finish_timing();
+        self.write()?;
+        result
+    }
+
+    fn rounds(&mut self, progress: &(dyn Fn(&Status) + Sync)) -> Result<(), JostleError> {
+        self.phase1(progress)?;
+        let mut exhausted = false;
+        for round in 1..=self.settings.max_rounds {
+            if self.halted() {
+                break;
+            }
+            self.set_phase(&format!("phase II round {round}"));
+            // Each candidate with the strategy of its kind.
+            let queue = self.untried(|c| Some(strategy_for(c.kind)));
+            if queue.is_empty() {
+                exhausted = true;
+                break;
+            }
+            let jobs = self.phase2_jobs(&queue)?;
+            self.execute(jobs, progress)?;
+            // DrFinder for the races whose first RaceFuzzer run did not make them real, when
+            // may-trigger relations exist (a race hidden behind a lock hand-off).
+            if self.halted() {
+                break;
+            }
+            let fallback = self.drfinder_fallback();
+            let jobs = self.phase2_jobs(&fallback)?;
+            self.execute(jobs, progress)?;
+        }
+        if !exhausted && !self.halted() && self.has_untried() {
+            self.rounds_hit = true;
+        }
+        // A budget still gets its timelines (one short replay per confirmed bug); Ctrl-C
+        // does not wait for them.
+        if !self.stop.load(Ordering::SeqCst) {
+            self.timelines()?;
+        }
+        Ok(())
+    }
+}

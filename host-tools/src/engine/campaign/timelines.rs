@@ -1,0 +1,173 @@
+//! Timelines: each confirmed bug's first confirming (or harmful) run replayed at full
+//! trace. It must make the bug real again (a determinism check); the steps around the bug
+//! become the report's timeline and the run's schedule digest.
+
+use super::Campaign;
+use crate::engine::pool::run_all;
+use crate::engine::targeting::strategy_name;
+use crate::error::JostleError;
+use crate::output::report::{Mark, Replay};
+use crate::trace::run::{RunOutcome, is_step, operation};
+use jostle_kernel::config::{Breakpoint, StrategyId};
+use jostle_kernel::{Config, Event, TraceLevel};
+
+impl Campaign<'_> {
+    /// Replays the first confirming run of each confirmed bug at full trace: it must make
+    /// the bug real again (a determinism check), and its interleaving is the timeline.
+    pub(super) fn timelines(&mut self) -> Result<(), JostleError> {
+        self.set_phase("timelines");
+        let todo: Vec<(usize, Config)> = self
+            .report
+            .bugs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.timeline.is_empty())
+            .filter_map(|(i, b)| {
+                let r = b.first_harmful.as_ref().or(b.first_confirmed.as_ref())?;
+                Some((i, replay_config(r, &self.settings.base, None)))
+            })
+            .collect();
+        let transport = self.transport;
+        let results = run_all(
+            &todo,
+            self.settings.jobs,
+            &self.stop,
+            |(_, config)| {
+                transport.run(
+                    Config {
+                        trace: TraceLevel::Full,
+                        ..config.clone()
+                    },
+                    None,
+                )
+            },
+            |_| {},
+        );
+        for ((i, _), r) in todo.iter().zip(results) {
+            let Some(r) = r else { break };
+            let outcome = r?;
+            if let Some(e) = outcome.error {
+                return Err(e);
+            }
+            let bug = &mut self.report.bugs[*i];
+            if !outcome.confirmed() {
+                return Err(JostleError::NotReproduced(format!(
+                    "{} {}: seed {} made it real but its full-trace replay did not (nondeterminism)",
+                    bug.kind, bug.id, outcome.config.seed
+                )));
+            }
+            bug.timeline = timeline(&outcome);
+            let schedule = Some(outcome.schedule_digest());
+            match (&mut bug.first_harmful, &mut bug.first_confirmed) {
+                (Some(r), _) | (None, Some(r)) => r.schedule = schedule,
+                (None, None) => {}
+            }
+        }
+        self.write()
+    }
+}
+
+/// Maps a `file:line:col` to the site ids of the image about to run.
+pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<Vec<u32>, JostleError>;
+
+/// The configuration of a recorded run. `resolve` maps a breakpoint's `file:line:col` to
+/// the site ids of the image about to run (`None`: the same image, ids as recorded).
+pub fn replay_config(r: &Replay, base: &Config, resolve: Option<Resolve<'_>>) -> Config {
+    let strategy = [
+        StrategyId::Random,
+        StrategyId::Race,
+        StrategyId::Atom,
+        StrategyId::Deadlock,
+        StrategyId::DrFinder,
+        StrategyId::Pct,
+    ]
+    .into_iter()
+    .find(|s| strategy_name(*s) == r.strategy)
+    .unwrap_or(StrategyId::Random);
+    let mut breakpoints = heapless::Vec::new();
+    for bp in &r.breakpoints {
+        let ids = match resolve {
+            Some(f) => f(&bp.location).unwrap_or_else(|_| vec![bp.site]),
+            None => vec![bp.site],
+        };
+        for site in ids {
+            let _ = breakpoints.push(Breakpoint { site, aux: bp.aux });
+        }
+    }
+    Config {
+        seed: r.seed,
+        strategy,
+        params: r.params,
+        livelock_bound: r.livelock_bound,
+        step_limit: r.step_limit,
+        args: heapless::Vec::from_slice(&r.args).unwrap_or_default(),
+        breakpoints,
+        ..base.clone()
+    }
+}
+
+/// The interleaving around the first finding of a full-trace run: the steps before it and
+/// a few after, with the operations that make the bug highlighted.
+pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
+    const BEFORE: usize = 40;
+    const AFTER: usize = 12;
+    let events = &outcome.events;
+    let Some(found) = events.iter().position(|e| outcome.is_targeted_finding(e)) else {
+        return Vec::new();
+    };
+    // Step numbers of executed operations.
+    let mut steps = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if is_step(e) {
+            steps.push(i);
+        }
+    }
+    let found_step = steps.partition_point(|&i| i < found);
+    let from = found_step.saturating_sub(BEFORE);
+    let to = (found_step + AFTER).min(steps.len());
+    // What to highlight: (task, site) of the operations that make the bug.
+    let mut wanted: Vec<(u8, u32)> = Vec::new();
+    let mut blocked = Vec::new();
+    for e in &events[found..] {
+        match *e {
+            Event::RealRace { t, s, t2, s2, .. } => wanted.extend([(t, s), (t2, s2)]),
+            Event::AtomicityViolation {
+                t, block, by, s, ..
+            } => {
+                wanted.extend([(by, s), (t, block)]);
+            }
+            Event::DeadlockConfirmed { t, s, l, holder } => blocked.push((t, s, l, holder)),
+            _ => {}
+        }
+    }
+    let site = |s: Option<u32>| s.map(|s| outcome.site_text(s)).unwrap_or_default();
+    let mut marks: Vec<Mark> = steps[from..to]
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let e = &events[i];
+            let task = e.task().unwrap_or(0);
+            let highlight = e.site().is_some_and(|s| wanted.contains(&(task, s)))
+                || blocked.iter().any(|&(_, _, l, holder)| {
+                    holder == task && matches!(*e, Event::Acquire { l: l2, .. } if l2 == l)
+                });
+            Mark {
+                step: (from + k) as u64,
+                task,
+                op: operation(e).to_owned(),
+                site: site(e.site()),
+                highlight,
+            }
+        })
+        .collect();
+    for (t, s, _, _) in blocked {
+        marks.push(Mark {
+            step: steps.len() as u64,
+            task: t,
+            op: "blocked".into(),
+            site: site(Some(s)),
+            highlight: true,
+        });
+    }
+    marks
+}

@@ -1,0 +1,221 @@
+//! Shard reports (`campaign --shard I/N`) combined into the report of the whole campaign.
+
+use super::report::{Bug, REPORT_SCHEMA, Replay, Report};
+use crate::error::JostleError;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Combines shard reports of one campaign (same firmware and settings) into one: runs and
+/// counts add up, the first confirming and harmful runs are the lowest-indexed ones, so the
+/// merge of all shards equals what one unsharded campaign reports for the same candidates.
+pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
+    let Some(first) = reports.first() else {
+        return Err(JostleError::Usage(
+            "jostle merge needs at least one report".into(),
+        ));
+    };
+    let mut out = Report {
+        schema_version: REPORT_SCHEMA,
+        firmware: first.firmware.clone(),
+        settings: first.settings.clone(),
+        stopped: "done".into(),
+        ..Report::default()
+    };
+    out.runs.phase1 = first.runs.phase1;
+    out.runs.phase1_verdicts = first.runs.phase1_verdicts.clone();
+    let mut bugs: BTreeMap<(String, String), Bug> = BTreeMap::new();
+    let count = first.shards.first().map_or(1, |s| s[1]);
+    let mut seen = BTreeSet::new();
+    for r in reports {
+        for s in &r.shards {
+            if s[1] != count {
+                return Err(JostleError::BadReport(format!(
+                    "shard {}/{} does not belong with shards of {count}",
+                    s[0], s[1]
+                )));
+            }
+            if !seen.insert(s[0]) {
+                return Err(JostleError::BadReport(format!(
+                    "shard {}/{count} is given twice",
+                    s[0]
+                )));
+            }
+        }
+        if r.firmware.fingerprint != first.firmware.fingerprint || r.settings != first.settings {
+            return Err(JostleError::BadReport(format!(
+                "shard {:?} is of another campaign (firmware {} or settings differ)",
+                r.shards, r.firmware.fingerprint
+            )));
+        }
+        out.shards.extend(r.shards.iter().copied());
+        if r.stopped != "done" {
+            out.stopped = r.stopped.clone();
+        }
+        // Every shard runs all of Phase I (so that all predict the same): count it once.
+        if r.runs.phase1 != first.runs.phase1
+            || r.runs.phase1_verdicts != first.runs.phase1_verdicts
+        {
+            return Err(JostleError::BadReport(format!(
+                "shard {:?} saw another Phase I than shard {:?}",
+                r.shards, first.shards
+            )));
+        }
+        out.runs.phase2 += r.runs.phase2;
+        out.timing.wall_seconds = out.timing.wall_seconds.max(r.timing.wall_seconds);
+        out.timing.jobs += r.timing.jobs;
+        for b in &r.bugs {
+            match bugs.get_mut(&(b.kind.clone(), b.id.clone())) {
+                None => {
+                    bugs.insert((b.kind.clone(), b.id.clone()), b.clone());
+                }
+                Some(m) => merge_bug(m, b),
+            }
+        }
+    }
+    out.shards.sort_unstable();
+    if out.stopped == "done" && seen.len() < count as usize {
+        // Counts of the shards given only: say so rather than pass for the whole campaign.
+        out.stopped = "incomplete".into();
+    }
+    let total = out.runs.phase1 + out.runs.phase2;
+    out.timing.runs_per_second = total as f64 / out.timing.wall_seconds.max(1e-9);
+    out.bugs = bugs.into_values().collect();
+    for b in &mut out.bugs {
+        b.settle();
+        // The timeline of the run the merged bug names (its first harmful, else first
+        // confirming run), from the shard that made that run.
+        let shown = b.first_harmful.as_ref().or(b.first_confirmed.as_ref());
+        b.timeline = reports
+            .iter()
+            .flat_map(|r| &r.bugs)
+            .filter(|o| o.kind == b.kind && o.id == b.id)
+            .find(|o| o.first_harmful.as_ref().or(o.first_confirmed.as_ref()) == shown)
+            .map(|o| o.timeline.clone())
+            .unwrap_or_default();
+    }
+    Ok(out)
+}
+
+fn merge_bug(into: &mut Bug, other: &Bug) {
+    for a in &other.attempts {
+        match into.attempts.iter_mut().find(|x| x.strategy == a.strategy) {
+            Some(x) => {
+                x.runs += a.runs;
+                x.confirmed += a.confirmed;
+                x.harmful += a.harmful;
+                for (k, n) in &a.verdicts {
+                    *x.verdicts.entry(k.clone()).or_default() += n;
+                }
+                for (k, n) in &a.panics {
+                    *x.panics.entry(k.clone()).or_default() += n;
+                }
+            }
+            None => into.attempts.push(a.clone()),
+        }
+    }
+    for analysis in &other.predicted_by {
+        if !into.predicted_by.contains(analysis) {
+            into.predicted_by.push(analysis.clone());
+        }
+    }
+    into.predicted_by.sort();
+    if into.skipped.is_none() {
+        into.skipped.clone_from(&other.skipped);
+    }
+    let earlier = |a: &Option<Replay>, b: &Option<Replay>| match (a, b) {
+        (Some(x), Some(y)) => y.index < x.index,
+        (None, Some(_)) => true,
+        _ => false,
+    };
+    if earlier(&into.first_confirmed, &other.first_confirmed) {
+        into.first_confirmed = other.first_confirmed.clone();
+    }
+    if earlier(&into.first_harmful, &other.first_harmful) {
+        into.first_harmful = other.first_harmful.clone();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::report::tests::bug;
+    use crate::output::report::{Mark, RunCounts};
+
+    #[test]
+    fn merge_adds_counts_and_keeps_the_earliest_run() {
+        let shard = |i: u32, bugs: Vec<Bug>| Report {
+            schema_version: REPORT_SCHEMA,
+            shards: vec![[i, 2]],
+            stopped: "done".into(),
+            runs: RunCounts {
+                phase1: 3,
+                phase2: 10,
+                ..RunCounts::default()
+            },
+            bugs,
+            ..Report::default()
+        };
+        let a = shard(0, vec![bug("a", 5, 2, Some(4)), bug("b", 5, 0, None)]);
+        let b = shard(1, vec![bug("a", 5, 3, Some(1))]);
+        let m = merge(&[a.clone(), b]).unwrap();
+        assert_eq!(m.shards, vec![[0, 2], [1, 2]]);
+        assert_eq!((m.runs.phase1, m.runs.phase2), (3, 20));
+        let a_bug = &m.bugs[0];
+        assert_eq!((a_bug.runs, a_bug.confirmed), (10, 5));
+        assert_eq!(a_bug.first_confirmed.as_ref().unwrap().index, 1);
+        assert_eq!(a_bug.probability[0], 0.5);
+        assert_eq!(m.bugs[1].status, "unconfirmed");
+        let mut other = a;
+        other.firmware.fingerprint = "x@1".into();
+        assert!(merge(&[m, other]).is_err());
+    }
+
+    #[test]
+    fn merge_refuses_repeated_or_foreign_shards_and_marks_missing_ones() {
+        let shard = |i: u32, n: u32| Report {
+            shards: vec![[i, n]],
+            stopped: "done".into(),
+            bugs: vec![bug("a", 5, 1, Some(i as u64))],
+            ..Report::default()
+        };
+        let e = merge(&[shard(0, 3), shard(0, 3)]).unwrap_err();
+        assert_eq!(e.exit_code(), 31);
+        assert!(e.to_string().contains("given twice"), "{e}");
+        assert!(merge(&[shard(0, 3), shard(1, 2)]).is_err());
+        assert_eq!(
+            merge(&[shard(0, 3), shard(2, 3)]).unwrap().stopped,
+            "incomplete"
+        );
+        assert_eq!(
+            merge(&[shard(0, 3), shard(1, 3), shard(2, 3)])
+                .unwrap()
+                .stopped,
+            "done"
+        );
+    }
+
+    #[test]
+    fn merge_shows_the_timeline_of_the_run_it_names() {
+        // Shard 0 confirmed first (index 0) but shard 1 has the only harmful run: the merged
+        // bug names shard 1's harmful run, so it shows shard 1's timeline.
+        let mark = |op: &str| Mark {
+            op: op.into(),
+            ..Mark::default()
+        };
+        let mut a = bug("a", 5, 2, Some(0));
+        a.timeline = vec![mark("from shard 0")];
+        let mut b = bug("a", 5, 2, Some(7));
+        b.attempts[0].harmful = 1;
+        b.first_harmful = b.first_confirmed.clone();
+        b.timeline = vec![mark("from shard 1")];
+        let report = |i: u32, bug: Bug| Report {
+            shards: vec![[i, 2]],
+            stopped: "done".into(),
+            bugs: vec![bug],
+            ..Report::default()
+        };
+        let m = merge(&[report(0, a), report(1, b)]).unwrap();
+        assert_eq!(m.bugs[0].first_confirmed.as_ref().unwrap().index, 0);
+        assert_eq!(m.bugs[0].first_harmful.as_ref().unwrap().index, 7);
+        assert_eq!(m.bugs[0].timeline, vec![mark("from shard 1")]);
+    }
+}

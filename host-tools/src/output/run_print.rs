@@ -1,0 +1,172 @@
+//! How a run is shown: the interleaving (one line per scheduling event), the verdict line,
+//! and `--json` (one object per event, then the summary object).
+
+use crate::trace::run::{Outcome, RunOutcome, is_step, operation};
+use jostle_kernel::Event;
+use jostle_kernel::config::Rejection;
+use jostle_kernel::event::{NO_TASK, WaitKind};
+use serde::Serialize;
+use std::io::Write;
+
+impl RunOutcome {
+    /// Prints the interleaving (one line per scheduling event) and the verdict.
+    pub fn print_human(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>5}  {:<4}  {:<30}  site",
+            "step", "task", "operation"
+        )?;
+        let full = self.config.trace == jostle_kernel::TraceLevel::Full;
+        let mut step = 0u32;
+        for ev in &self.events {
+            let is_step = is_step(ev);
+            if is_step {
+                step += 1;
+            }
+            if matches!(ev, Event::RunStart { .. } | Event::RunEnd { .. }) {
+                continue;
+            }
+            let step_col = if is_step && full {
+                step.to_string()
+            } else {
+                "-".into()
+            };
+            let task = ev.task().map_or("-".into(), |t| format!("t{t}"));
+            let site = ev.site().map(|s| self.site_text(s)).unwrap_or_default();
+            writeln!(
+                out,
+                "{step_col:>5}  {task:<4}  {:<30}  {site}",
+                describe(ev, |s| self.site_text(s))
+            )?;
+        }
+        for log in &self.logs {
+            writeln!(out, "log: {log}")?;
+        }
+        writeln!(out, "{}", self.verdict_line())?;
+        Ok(())
+    }
+
+    /// One line: the verdict and what explains it.
+    pub fn verdict_line(&self) -> String {
+        let Some(outcome) = self.outcome else {
+            return "verdict: none (the stream ended early)".into();
+        };
+        let mut line = format!(
+            "verdict: {} after {} steps (seed {})",
+            outcome.name(),
+            self.steps,
+            self.config.seed
+        );
+        if let Some(p) = &self.panic {
+            line += &format!(
+                ": task t{} panicked at {}",
+                p.task,
+                p.site.as_ref().map_or("?".into(), |s| s.to_string())
+            );
+            if let Some(m) = &p.message {
+                line += &format!(": {m}");
+            }
+        }
+        for ev in &self.events {
+            match *ev {
+                Event::ConfigRejected { reason } => {
+                    line += &format!(
+                        ": {}",
+                        Rejection::from_u8(reason).map_or("unknown reason", |r| r.message())
+                    );
+                }
+                Event::StackOverflow { t, depth, size } => {
+                    line += &format!(
+                        ": task t{t} overflowed its {size}-byte stack (depth {depth} when caught)"
+                    );
+                }
+                Event::HardFault { t, pc, .. } => {
+                    line += &format!(": HardFault in task t{t} at pc {pc:#010x}");
+                }
+                _ => {}
+            }
+        }
+        if outcome == Outcome::Timeout {
+            line += ": the firmware never ended (wall-clock limit; partial trace above)";
+        }
+        line
+    }
+
+    /// Prints one JSON object per event, then the summary object.
+    pub fn print_json(&self, out: &mut impl Write) -> std::io::Result<()> {
+        for ev in &self.events {
+            let site = ev.site().map(|s| self.site_text(s));
+            let line = serde_json::to_string(&JsonEvent { event: ev, site })?;
+            writeln!(out, "{line}")?;
+        }
+        writeln!(out, "{}", serde_json::to_string(&self.summary())?)
+    }
+    /// The summary object of `--json`.
+    pub fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "summary": true,
+            "verdict": self.outcome.map(|o| o.name()),
+            "confirmed": self.confirmed(),
+            "harmful": self.harmful(),
+            "seed": self.config.seed,
+            "steps": self.steps,
+            "strategy": self.config.strategy,
+            "trace": self.config.trace,
+            "args": self.config.args.as_slice(),
+            "port": self.port,
+            "events": self.events.len(),
+            "exit_code": self.exit_code,
+            "panic": self.panic,
+            "error": self.error.as_ref().map(|e| e.to_string()),
+        })
+    }
+}
+
+#[derive(Serialize)]
+struct JsonEvent<'a> {
+    #[serde(flatten)]
+    event: &'a Event,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    site: Option<String>,
+}
+
+/// The operation and its operands, for the interleaving; `site_text` names other sites.
+pub fn describe(ev: &Event, site_text: impl Fn(u32) -> String) -> String {
+    let operands = match *ev {
+        Event::Spawn { child, .. } => format!(" t{child}"),
+        Event::Join { child, .. } => format!(" t{child}"),
+        Event::Read { a, .. } | Event::Write { a, .. } | Event::Update { a, .. } => {
+            format!(" {a:#010x}")
+        }
+        Event::Acquire { l, .. } | Event::Release { l, .. } => format!(" lock {l:#010x}"),
+        Event::Signal { g, .. } | Event::Wait { g, .. } => format!(" {g:#010x}"),
+        Event::LivelockRelease { steps, .. } => format!(" after {steps} steps"),
+        Event::RealRace { t2, s2, a, .. } => {
+            format!(" on {a:#010x}, first; then t{t2} at {}", site_text(s2))
+        }
+        Event::AtomicityViolation { l, by, s, .. } => format!(
+            " in this block: lock {l:#010x} taken by t{by} at {} before the re-acquire",
+            site_text(s)
+        ),
+        Event::DeadlockConfirmed { l, holder, .. } => {
+            format!(" waits for lock {l:#010x} held by t{holder}")
+        }
+        Event::Blocked {
+            kind, on, holder, ..
+        } => {
+            let holder = if holder == NO_TASK {
+                String::new()
+            } else {
+                format!(" held by t{holder}")
+            };
+            match kind {
+                k if k == WaitKind::Lock as u8 => format!(" on lock {on:#010x}{holder}"),
+                k if k == WaitKind::Join as u8 => format!(" joining t{on}"),
+                k if k == WaitKind::Signal as u8 => format!(" on signal {on:#010x}"),
+                _ => format!(" on critical section{holder}"),
+            }
+        }
+        _ => String::new(),
+    };
+    format!("{}{operands}", operation(ev))
+}

@@ -1,0 +1,129 @@
+//! Transports: where runs happen. A transport boots the firmware with a run's configuration
+//! block, reads what the run writes and decodes it (with `trace`) into a [`RunOutcome`]. One
+//! file per transport, each implementing [`Transport`]: `qemu` (QEMU `mps2-an385`, several
+//! seeds per boot), `hostport` (the host-port executable, one process per run) and `probe`
+//! (a board behind a debug probe, flashed once). `process` holds what the process-based
+//! ones share, `build` builds firmware with cargo, and [`Runner`] holds the transport the
+//! command line picked.
+//!
+//! Dependency rule: transports use `trace` and `error`, never `engine` or `output`. The
+//! engine sees a transport only through [`Transport`] and never names QEMU, the host port or
+//! a probe, so a new transport is one file implementing one trait.
+
+pub mod build;
+pub mod hostport;
+pub mod probe;
+pub mod process;
+pub mod qemu;
+
+use crate::error::JostleError;
+use crate::trace::elf::Firmware;
+use crate::trace::run::RunOutcome;
+use crate::trace::space::SiteSpace;
+use jostle_kernel::Config;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the engine needs of a place where runs happen.
+pub trait Transport: Sync {
+    /// The firmware file (its fingerprint names the image in predictions and reports).
+    fn path(&self) -> &Path;
+
+    /// How site ids map to `file:line:col` on this transport's image (for targeting).
+    fn space(&self) -> SiteSpace<'_>;
+
+    /// Whether runs may be made by several workers at once (a board makes one at a time).
+    fn parallel(&self) -> bool {
+        true
+    }
+
+    /// One run under `config`; `block` replaces the configuration block built from
+    /// `config` (QEMU only: the others refuse it).
+    fn run(&self, config: Config, block: Option<&Path>) -> Result<RunOutcome, JostleError>;
+
+    /// One boot of `first.runs` consecutive seeds from `first.seed`: the runs it reached, in
+    /// seed order. A transport that cannot make several runs per boot makes the first alone.
+    fn run_boot(&self, first: Config) -> Result<Vec<RunOutcome>, JostleError> {
+        Ok(vec![self.run(Config { runs: 1, ..first }, None)?])
+    }
+
+    /// Boots as a board powers up after `jostle flash-config`: no RAM block, the block file
+    /// `flash` in the board's configuration flash page. `None` when this transport cannot
+    /// (the caller makes an ordinary run).
+    fn run_from_flash(&self, _flash: &Path) -> Option<Result<RunOutcome, JostleError>> {
+        None
+    }
+
+    /// Runs `n` consecutive seeds from `config.seed`: on QEMU several per boot (the
+    /// firmware resets itself between them), elsewhere one run at a time. Returns one
+    /// outcome per run, in seed order; stops early at a run with an error (it is the last).
+    fn run_batch(&self, config: &Config, n: u32) -> Result<Vec<RunOutcome>, JostleError> {
+        let mut outcomes: Vec<RunOutcome> = Vec::with_capacity(n as usize);
+        while (outcomes.len() as u32) < n {
+            let done = outcomes.len() as u32;
+            let left = n - done;
+            let first = Config {
+                seed: config.seed.wrapping_add(u64::from(done)),
+                runs: left,
+                ..config.clone()
+            };
+            let got = if left > 1 {
+                self.run_boot(first)?
+            } else {
+                vec![self.run(Config { runs: 1, ..first }, None)?]
+            };
+            let stop = got.is_empty() || got.iter().any(|o| o.error.is_some());
+            outcomes.extend(got.into_iter().take(left as usize));
+            if stop {
+                break;
+            }
+        }
+        Ok(outcomes)
+    }
+}
+
+/// The transport the command line picked: QEMU, the host port or a board.
+pub struct Runner(Box<dyn Transport>);
+
+impl Runner {
+    /// A runner for the firmware at `path` (`host`: a host-port executable, else an ELF
+    /// for QEMU), each run limited to `timeout` seconds.
+    pub fn new(path: PathBuf, host: bool, timeout: f64) -> Result<Runner, JostleError> {
+        let timeout = limit(timeout);
+        Ok(Runner(if host {
+            Box::new(hostport::HostTransport { path, timeout })
+        } else {
+            Box::new(qemu::QemuTransport::load(&path, timeout)?)
+        }))
+    }
+
+    /// A board through a probe (`selector` empty: the only one), flashed with `path`.
+    pub fn probe(
+        path: PathBuf,
+        chip: &str,
+        selector: &str,
+        timeout: f64,
+    ) -> Result<Runner, JostleError> {
+        let fw = Firmware::load(&path)?;
+        Ok(Runner(Box::new(probe::ProbeTransport::open(
+            fw,
+            chip,
+            selector,
+            limit(timeout),
+        )?)))
+    }
+}
+
+impl std::ops::Deref for Runner {
+    type Target = dyn Transport;
+
+    fn deref(&self) -> &Self::Target {
+        &*self.0
+    }
+}
+
+/// A run's wall-clock limit from the command line's seconds (clamped to what a `Duration`
+/// holds).
+pub fn limit(timeout: f64) -> Duration {
+    Duration::from_secs_f64(timeout.clamp(0.001, 1e9))
+}

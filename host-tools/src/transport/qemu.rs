@@ -1,0 +1,320 @@
+//! The QEMU transport: the configuration block goes in with `-device loader`, the defmt
+//! bytes come out on stdout (semihosting), the verdict is also QEMU's exit code. Several
+//! seeds run in one boot (the firmware resets itself between them); the stream is split at
+//! each `RunStart`.
+
+use super::Transport;
+use crate::error::JostleError;
+use crate::trace::decode::{FrameDecoder, Item};
+use crate::trace::elf::Firmware;
+use crate::trace::run::{Ending, Port, RunOutcome};
+use crate::trace::space::SiteSpace;
+use jostle_kernel::{Config, Event, Verdict};
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// QEMU as a transport: a loaded ELF, and how QEMU is started.
+pub struct QemuTransport {
+    /// The firmware.
+    pub fw: Firmware,
+    /// How QEMU is started (its timeout is each run's limit).
+    pub qemu: Qemu,
+}
+
+impl QemuTransport {
+    /// Loads the ELF at `path`; each run is limited to `timeout` without output.
+    pub fn load(path: &Path, timeout: Duration) -> Result<QemuTransport, JostleError> {
+        let qemu = Qemu {
+            timeout,
+            ..Qemu::default()
+        };
+        Ok(QemuTransport {
+            fw: Firmware::load(path)?,
+            qemu,
+        })
+    }
+}
+
+impl Transport for QemuTransport {
+    fn path(&self) -> &Path {
+        &self.fw.path
+    }
+
+    fn space(&self) -> SiteSpace<'_> {
+        SiteSpace::Elf(&self.fw)
+    }
+
+    fn run(&self, config: Config, block: Option<&Path>) -> Result<RunOutcome, JostleError> {
+        let raw = match block {
+            Some(block) => self.qemu.run_with_block(&self.fw, Some(block))?,
+            None => self.qemu.run(&self.fw, &config)?,
+        };
+        Ok(RunOutcome::from_qemu(&self.fw, config, raw))
+    }
+
+    fn run_boot(&self, first: Config) -> Result<Vec<RunOutcome>, JostleError> {
+        // The limit is on silence, so each run keeps its own (see `Qemu`).
+        let raw = self.qemu.run(&self.fw, &first)?;
+        Ok(RunOutcome::batch_from_qemu(&self.fw, first, raw))
+    }
+
+    fn run_from_flash(&self, flash: &Path) -> Option<Result<RunOutcome, JostleError>> {
+        let run = || {
+            // What the flash block says, for the report of this run.
+            let bytes = std::fs::read(flash)
+                .map_err(|e| JostleError::io(format!("reading {}", flash.display()), e))?;
+            let config = Config::decode(&bytes).ok().flatten().unwrap_or_default();
+            let raw = self.qemu.run_with_blocks(&self.fw, None, Some(flash))?;
+            Ok(RunOutcome::from_qemu(&self.fw, config, raw))
+        };
+        Some(run())
+    }
+}
+
+/// How to start QEMU.
+#[derive(Clone, Debug)]
+pub struct Qemu {
+    /// The QEMU binary (`qemu-system-arm`, or `JOSTLE_QEMU`).
+    pub binary: String,
+    /// The machine (`mps2-an385`).
+    pub machine: String,
+    /// The CPU (`cortex-m3`).
+    pub cpu: String,
+    /// Wall-clock limit of one run: QEMU is killed after this long without output (every
+    /// run writes its start and its end, so with several runs per boot this is still the
+    /// limit of each run).
+    pub timeout: Duration,
+}
+
+impl Default for Qemu {
+    fn default() -> Self {
+        Qemu {
+            binary: std::env::var("JOSTLE_QEMU").unwrap_or_else(|_| "qemu-system-arm".into()),
+            machine: "mps2-an385".into(),
+            cpu: "cortex-m3".into(),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The raw outcome of one boot.
+#[derive(Debug)]
+pub struct RawRun {
+    /// Everything the firmware wrote (defmt frames).
+    pub stdout: Vec<u8>,
+    /// QEMU's exit code (`None` if it was killed).
+    pub exit_code: Option<i32>,
+    /// The wall-clock limit was hit and QEMU was killed.
+    pub timed_out: bool,
+    /// What QEMU wrote on stderr.
+    pub stderr: String,
+    /// Wall time of the run.
+    pub wall: Duration,
+}
+
+impl Qemu {
+    /// Boots `fw` once with `config` written into its configuration block.
+    pub fn run(&self, fw: &Firmware, config: &Config) -> Result<RawRun, JostleError> {
+        let (_dir, block) = crate::transport::process::block_file(config)?;
+        self.run_with_block(fw, Some(&block))
+    }
+
+    /// Boots `fw` with the raw block file `block` (or none).
+    pub fn run_with_block(
+        &self,
+        fw: &Firmware,
+        block: Option<&std::path::Path>,
+    ) -> Result<RawRun, JostleError> {
+        self.run_with_blocks(fw, block, None)
+    }
+
+    /// Boots `fw` with a RAM block file and a flash block file (each optional): the flash
+    /// one goes into the board's `JOSTLE_CONFIG_FLASH` page, as `jostle flash-config` puts
+    /// it on a board (QEMU's flash is writable by its loader).
+    pub fn run_with_blocks(
+        &self,
+        fw: &Firmware,
+        block: Option<&std::path::Path>,
+        flash: Option<&std::path::Path>,
+    ) -> Result<RawRun, JostleError> {
+        let mut cmd = Command::new(&self.binary);
+        cmd.args(["-machine", &self.machine, "-cpu", &self.cpu])
+            .args(["-nographic", "-monitor", "none", "-serial", "none"])
+            .args(["-semihosting-config", "enable=on,target=native"])
+            // Instruction counting: no decision may depend on host time.
+            .args(["-icount", "shift=0"])
+            .arg("-kernel")
+            .arg(&fw.path);
+        if let Some(block) = block {
+            cmd.arg("-device").arg(format!(
+                "loader,file={},addr={:#x},force-raw=on",
+                block.display(),
+                fw.config_addr
+            ));
+        }
+        if let Some(flash) = flash {
+            let addr = fw.config_flash_addr.ok_or_else(|| {
+                JostleError::Usage(format!(
+                    "{}: the board has no JOSTLE_CONFIG_FLASH page",
+                    fw.path.display()
+                ))
+            })?;
+            cmd.arg("-device").arg(format!(
+                "loader,file={},addr={addr:#x},force-raw=on",
+                flash.display()
+            ));
+        }
+        crate::transport::process::own_group(&mut cmd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let started = Instant::now();
+        let mut child = cmd.spawn().map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                JostleError::QemuMissing(self.binary.clone())
+            } else {
+                JostleError::io(format!("starting {}", self.binary), e)
+            }
+        })?;
+        let mut out = child.stdout.take().expect("piped stdout");
+        let mut err = child.stderr.take().expect("piped stderr");
+        // The watchdog's clock: milliseconds since the start at which output last arrived.
+        let progress = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let reader = {
+            let progress = progress.clone();
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while let Ok(n) = out.read(&mut chunk) {
+                    if n == 0 {
+                        break;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    progress.store(
+                        started.elapsed().as_millis() as u64,
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                }
+                buf
+            })
+        };
+        let err_reader = std::thread::spawn(move || {
+            let mut buf = String::new();
+            let _ = err.read_to_string(&mut buf);
+            buf
+        });
+        let (exit_code, timed_out) = crate::transport::process::wait_quiet_or_kill(
+            &mut child,
+            self.timeout,
+            started,
+            &progress,
+        )?;
+        let stdout = reader.join().unwrap_or_default();
+        let stderr = err_reader.join().unwrap_or_default();
+        Ok(RawRun {
+            stdout,
+            exit_code,
+            timed_out,
+            stderr,
+            wall: started.elapsed(),
+        })
+    }
+}
+
+impl RunOutcome {
+    /// Decodes a QEMU boot of `fw`.
+    pub fn from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> RunOutcome {
+        let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
+        let mut error = decoded.error;
+        if error.is_none()
+            && decoded.frames == 0
+            && !raw.timed_out
+            && raw.exit_code != Some(0)
+            && !raw.stderr.trim().is_empty()
+        {
+            error = Some(JostleError::QemuFailed(
+                raw.stderr.lines().next().unwrap_or_default().to_owned(),
+            ));
+        }
+        Self::from_items(
+            Port::Qemu,
+            config,
+            decoded.items,
+            Some(fw),
+            Ending {
+                exit_code: raw.exit_code,
+                timed_out: raw.timed_out,
+                error,
+                frames: decoded.frames,
+            },
+        )
+    }
+
+    /// Decodes a QEMU boot that ran several seeds (`config.runs`): one outcome per run, in
+    /// order, split at each `RunStart`. Each outcome's configuration is that run's alone
+    /// (seed `config.seed + k`, one run), so it replays by itself. Runs the boot did not
+    /// reach (a run that never ended was killed) are absent: the caller runs them again.
+    pub fn batch_from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> Vec<RunOutcome> {
+        let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
+        let mut segments: Vec<Vec<Item>> = vec![Vec::new()];
+        for item in decoded.items {
+            let starts = matches!(item, Item::Event(Event::RunStart { .. }));
+            if starts && segments.last().is_some_and(|s| s.iter().any(is_run_start)) {
+                segments.push(Vec::new());
+            }
+            segments.last_mut().expect("one segment").push(item);
+        }
+        let n = segments.len();
+        let mut error = decoded.error;
+        if error.is_none()
+            && decoded.frames == 0
+            && !raw.timed_out
+            && raw.exit_code != Some(0)
+            && !raw.stderr.trim().is_empty()
+        {
+            error = Some(JostleError::QemuFailed(
+                raw.stderr.lines().next().unwrap_or_default().to_owned(),
+            ));
+        }
+        let mut outcomes = Vec::with_capacity(n);
+        for (k, items) in segments.into_iter().enumerate() {
+            let last = k + 1 == n;
+            // A run before the last ended with a reset, not an exit: its exit code is the
+            // one its verdict maps to.
+            let exit_code = if last {
+                raw.exit_code
+            } else {
+                items.iter().find_map(|i| match i {
+                    Item::Event(Event::RunEnd { verdict, .. }) => {
+                        Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
+                    }
+                    _ => None,
+                })
+            };
+            let run_config = Config {
+                seed: config.seed.wrapping_add(k as u64),
+                runs: 1,
+                ..config.clone()
+            };
+            outcomes.push(Self::from_items(
+                Port::Qemu,
+                run_config,
+                items,
+                Some(fw),
+                Ending {
+                    exit_code,
+                    timed_out: last && raw.timed_out,
+                    error: if last { error.take() } else { None },
+                    frames: decoded.frames,
+                },
+            ));
+        }
+        outcomes
+    }
+}
+
+fn is_run_start(item: &Item) -> bool {
+    matches!(item, Item::Event(Event::RunStart { .. }))
+}
