@@ -44,16 +44,23 @@ compile_error!(
 );
 
 /// Defines the program's entry: `firmware!(main_task)` runs `main_task` as task 0, on the
-/// board under `target_os = "none"` and on the host port otherwise.
+/// board under `target_os = "none"` and on the host port otherwise;
+/// `firmware!(main_task, interrupts: [UART, TIMER])` declares the firmware's interrupt
+/// sources (`static UART: Interrupt = Interrupt::requested(..)`), whose handlers the
+/// scheduler fires.
 #[macro_export]
 macro_rules! firmware {
     ($main:path) => {
+        $crate::firmware!($main, interrupts: []);
+    };
+    ($main:path, interrupts: [$($irq:path),* $(,)?]) => {
         #[cfg(target_os = "none")]
-        $crate::__board::entry!($main);
+        $crate::__board::entry!($main, interrupts: [$($irq),*]);
 
         #[cfg(not(target_os = "none"))]
         fn main() {
-            $crate::port::run($main)
+            static IRQS: &[&$crate::Interrupt] = &[$(&$irq),*];
+            $crate::port::run_with_interrupts($main, IRQS)
         }
     };
 }

@@ -45,7 +45,7 @@ pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 8;
 pub const DEFAULT_STEP_LIMIT: u32 = 100_000;
 /// Interrupt horizon used when the block gives 0: a spontaneous source's next firing, and a
 /// requested one's delay, are drawn uniformly from this many scheduling steps.
-pub const DEFAULT_IRQ_HORIZON: u32 = 64;
+pub const DEFAULT_IRQ_HORIZON: u32 = 16;
 /// Livelock bound used when no block is present.
 pub const DEFAULT_LIVELOCK_BOUND: u32 = 1_000;
 

@@ -27,19 +27,25 @@ pub fn exit(code: u8) -> ! {
     }
 }
 
-/// Runs `main` as task 0 under the board's configuration block.
-pub fn run(main: fn()) -> ! {
-    jostle_kernel::port::start(main, &MAIN_STACK, exit)
+/// Starts the kernel with `main` as task 0 and the firmware's interrupt sources. Called by
+/// the code [`entry!`] generates.
+pub fn run(main: fn(), irqs: &'static [&'static jostle_kernel::Interrupt]) -> ! {
+    jostle_kernel::port::start_with_interrupts(main, &MAIN_STACK, exit, irqs)
 }
 
-/// Defines the firmware's entry point: `entry!(main_task)`.
+/// Defines the firmware's entry point: `entry!(main_task)` runs `main_task` as task 0;
+/// `entry!(main_task, interrupts: [UART, TIMER])` declares its interrupt sources.
 #[macro_export]
 macro_rules! entry {
     ($main:path) => {
+        $crate::entry!($main, interrupts: []);
+    };
+    ($main:path, interrupts: [$($irq:path),* $(,)?]) => {
         #[doc(hidden)]
         #[unsafe(export_name = "main")]
         pub unsafe extern "C" fn __jostle_entry() -> ! {
-            $crate::run($main)
+            static IRQS: &[&$crate::jostle_kernel::Interrupt] = &[$(&$irq),*];
+            $crate::run($main, IRQS)
         }
     };
 }
@@ -49,8 +55,9 @@ fn panic(info: &PanicInfo) -> ! {
     jostle_kernel::port::report_panic(info, exit)
 }
 
-// The kernel's handler: it reads the frame only where the evidence says it is valid.
-jostle_kernel::hard_fault_handler!(exit);
+// The kernel's HardFault (it reads the frame only where the evidence says it is valid) and
+// DefaultHandler (the declared interrupt handlers).
+jostle_kernel::exception_handlers!(exit);
 
 // The vector table, startup code and linker script (nothing else names the crate).
 use cortex_m_rt as _;

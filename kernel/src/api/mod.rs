@@ -3,14 +3,17 @@
 
 mod atomic;
 pub mod hint;
+mod irq;
 mod mutex;
 mod shared;
 mod signal;
 pub mod sync;
 mod task;
 
+pub use crate::interrupt::{Firing, Interrupt};
 pub use crate::stack::Stack;
 pub use atomic::{AtomicBlock, atomic};
+pub use irq::{disable_interrupts, enable_interrupts, with_priority_mask};
 pub use mutex::{Mutex, MutexGuard};
 pub use shared::Shared;
 pub use signal::Signal;

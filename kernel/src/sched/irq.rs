@@ -162,8 +162,14 @@ impl<K: Sink> Core<K> {
         budget
     }
 
+    /// Handler entries so far in this run (the port checks that a firing happened).
+    pub fn irq_entries(&self) -> u32 {
+        self.irq_entered
+    }
+
     /// The port is about to run source `i`'s handler (preempting `by`): its entry.
     pub fn irq_enter(&mut self, i: u8, by: TaskId) -> TaskId {
+        self.irq_entered = self.irq_entered.wrapping_add(1);
         let ctx = irq_context(i);
         let q = &mut self.irqs[i as usize];
         q.active = true;

@@ -110,6 +110,8 @@ pub struct Core<K: Sink> {
     handler_pending: Option<Op>,
     /// Steps of the innermost running handler (its spin bound is the livelock bound).
     handler_steps: u32,
+    /// Handler entries so far.
+    irq_entered: u32,
     tracker: Tracker,
     sink: K,
 }
@@ -167,6 +169,7 @@ impl<K: Sink> Core<K> {
             fire_next: None,
             handler_pending: None,
             handler_steps: 0,
+            irq_entered: 0,
             targets,
             tracker: Tracker::default(),
             sink,
@@ -251,7 +254,7 @@ impl<K: Sink> Core<K> {
                 }
             });
         }
-        if !ok {
+        if !ok && (me as usize) < MAX_TASKS {
             self.strategy.spun(me);
         }
     }

@@ -89,6 +89,12 @@ pub fn report_hard_fault(ctx: &FaultContext, exit: fn(u8) -> !) -> ! {
     unsafe {
         let k = kernel();
         let t = (*k).current;
+        if t as usize >= crate::task::MAX_TASKS {
+            // A handler's fault: its frame is on the main stack.
+            emit_fault(t, read_frame(frame_at, 0, usize::MAX), &status);
+            (*k).core.abort(Verdict::HardFault);
+            finish(Verdict::HardFault.exit_code());
+        }
         let (base, size) = (*k).stacks[t as usize];
         let top = base + size;
         let guard = base + CANARY_WORDS * 4;
@@ -147,13 +153,24 @@ fn emit_fault(t: u8, [lr, pc, xpsr]: [u32; 3], s: &Status) {
     .emit_defmt();
 }
 
-/// Defines the `HardFault` exception handler of a board: a few instructions of assembly that
+/// Defines a board's exception handlers: `HardFault`, a few instructions of assembly that
 /// capture `EXC_RETURN` and both stack pointers, then
-/// [`report_hard_fault`](crate::port::report_hard_fault) with the board's `exit`. Use it
-/// instead of `cortex-m-rt`'s `#[exception] fn HardFault`.
+/// [`report_hard_fault`](crate::port::report_hard_fault) with the board's `exit`; and
+/// `DefaultHandler`, which runs the declared interrupt handler of the active IRQ line
+/// ([`dispatch_irq`](crate::port::dispatch_irq)). Use it instead of `cortex-m-rt`'s
+/// `#[exception] fn HardFault` and `fn DefaultHandler`.
 #[macro_export]
-macro_rules! hard_fault_handler {
+macro_rules! exception_handlers {
     ($exit:path) => {
+        // cortex-m-rt's vector table names `DefaultHandler` for every IRQ line.
+        #[doc(hidden)]
+        #[unsafe(no_mangle)]
+        extern "C" fn DefaultHandler() {
+            // SAFETY: ICSR's VECTACTIVE field: the exception number being handled.
+            let active = unsafe { (0xE000_ED04 as *const u32).read_volatile() } & 0x1FF;
+            $crate::port::dispatch_irq(active as i16 - 16);
+        }
+
         #[doc(hidden)]
         #[unsafe(no_mangle)]
         extern "C" fn __jostle_hard_fault(exc_return: u32, msp: u32, psp: u32) -> ! {

@@ -10,11 +10,15 @@ mod boot;
 #[cfg(feature = "critical-section-impl")]
 mod cs;
 mod fault;
+mod nvic;
 
 use super::{CANARY, CANARY_WORDS};
 use crate::config::MAX_ARGS;
+use crate::event::IRQ_CONTEXT;
 use crate::event::{Event, Verdict};
+use crate::interrupt::Interrupt;
 use crate::op::Op;
+use crate::sched::irq::{HandlerNext, IrqSource, MAX_IRQS};
 use crate::sched::{Core, Next, Sink};
 use crate::task::{MAX_TASKS, TaskId};
 use core::cell::UnsafeCell;
@@ -70,6 +74,8 @@ struct Kernel {
     guarded: bool,
     args: heapless::Vec<u32, MAX_ARGS>,
     exit: fn(u8) -> !,
+    /// The declared interrupt sources (index = the core's source number).
+    irqs: &'static [&'static Interrupt],
     /// This run's index among the block's runs per boot, their number, and the block's
     /// checksum (which tags the state kept across the reset between runs).
     run: u32,
@@ -148,6 +154,22 @@ pub fn start<const BYTES: usize>(
     stack: &'static crate::stack::Stack<BYTES>,
     exit: fn(u8) -> !,
 ) -> ! {
+    start_with_interrupts(main, stack, exit, &[])
+}
+
+/// [`start`], with the firmware's interrupt sources (see `sched::irq`).
+pub fn start_with_interrupts<const BYTES: usize>(
+    main: fn(),
+    stack: &'static crate::stack::Stack<BYTES>,
+    exit: fn(u8) -> !,
+    irqs: &'static [&'static Interrupt],
+) -> ! {
+    if irqs.len() > MAX_IRQS || !nvic::init(irqs) {
+        panic!(
+            "at most {} interrupt sources, with no more distinct priorities than the NVIC implements",
+            MAX_IRQS
+        );
+    }
     let (mut config, crc) = match boot::read_config() {
         Ok(c) => c,
         Err(reason) => {
@@ -171,6 +193,7 @@ pub fn start<const BYTES: usize>(
         guarded: unsafe { arch::guard_init() },
         args: config.args.clone(),
         exit,
+        irqs,
         run,
         runs: config.runs,
         crc,
@@ -181,7 +204,14 @@ pub fn start<const BYTES: usize>(
         *GLOBAL.started.get() = true;
         prepare(0, base, size, main);
         let k = kernel();
-        match (*k).core.decide() {
+        let sources: heapless::Vec<IrqSource, MAX_IRQS> = irqs.iter().map(|q| q.source).collect();
+        (*k).core.declare_irqs(&sources);
+        let mut next = (*k).core.decide();
+        while let Next::Fire(i) = next {
+            fire(i);
+            next = (*k).core.resume();
+        }
+        match next {
             Next::Run(t) => {
                 (*k).current = t;
                 let sp = (*k).sp[t as usize];
@@ -194,6 +224,7 @@ pub fn start<const BYTES: usize>(
                 arch::enter(sp, msp)
             }
             Next::End(v) => finish(v.exit_code()),
+            Next::Fire(_) => unreachable!(),
         }
     }
 }
@@ -240,11 +271,16 @@ extern "C" fn task_entry(entry: usize) -> ! {
 ///
 /// # Safety
 /// Must be called by the running task with no reference into the kernel alive.
-unsafe fn go(save: *mut u32, next: Next) {
+unsafe fn go(save: *mut u32, mut next: Next) {
     // SAFETY: per the contract.
     unsafe {
         let k = kernel();
+        while let Next::Fire(i) = next {
+            fire(i);
+            next = (*k).core.resume();
+        }
         match next {
+            Next::Fire(_) => {}
             Next::Run(t) if t == (*k).current => {}
             Next::Run(t) => {
                 // The MPU guards the running task's stack; without one, the canary is
@@ -299,6 +335,76 @@ unsafe fn check_canary(t: TaskId) {
     }
 }
 
+/// Fires source `i`: its handler runs (on the main stack, as a real exception) before this
+/// returns.
+fn fire(i: u8) {
+    // SAFETY: the source table is set before the first decision and never changes; no
+    // reference outlives a call.
+    unsafe {
+        let k = kernel();
+        let irq = (*k).irqs[i as usize].irq;
+        let before = (*k).core.irq_entries();
+        nvic::fire(irq);
+        if (*k).core.irq_entries() == before {
+            // The NVIC did not take the exception: deciding again would fire it forever.
+            panic!("interrupt line {} did not preempt when fired", irq);
+        }
+    }
+}
+
+/// Runs the handler of IRQ line `irqn` (the board's `DefaultHandler`, through
+/// [`crate::exception_handlers!`]): its entry, the handler, its exit. A line the firmware
+/// did not declare is disabled and ignored.
+pub fn dispatch_irq(irqn: i16) {
+    if !started() || irqn < 0 {
+        return;
+    }
+    // SAFETY: handler mode; the kernel's state is only touched by the running context,
+    // which this handler is until it returns; no reference outlives a call.
+    unsafe {
+        let k = kernel();
+        nvic::disable(irqn as u16);
+        let Some(i) = (*k).irqs.iter().position(|q| q.irq == irqn as u16) else {
+            return;
+        };
+        let by = (*k).current;
+        (*k).current = (*k).core.irq_enter(i as u8, by);
+        ((*k).irqs[i].handler)();
+        (*k).core.irq_exit(i as u8);
+        (*k).current = by;
+    }
+}
+
+/// The index of a declared source (firmware passes its sources to `firmware!`).
+pub fn irq_index(q: &'static Interrupt) -> u8 {
+    // SAFETY: read-only access to the table set at start.
+    let irqs = unsafe { (*kernel()).irqs };
+    match irqs.iter().position(|d| core::ptr::eq(*d, q)) {
+        Some(i) => i as u8,
+        None => panic!("an interrupt source not declared in firmware!(.., interrupts: [..])"),
+    }
+}
+
+/// A handler's scheduling point: more urgent sources may fire first; the operation then
+/// executes at once.
+fn handler_point(ctx: TaskId, op: Op) {
+    // SAFETY: handler mode, the running context; no reference outlives a call.
+    unsafe {
+        let k = kernel();
+        let mut next = (*k).core.handler_point(ctx, op);
+        loop {
+            match next {
+                HandlerNext::Run => return,
+                HandlerNext::Fire(j) => {
+                    fire(j);
+                    next = (*k).core.handler_resume(ctx);
+                }
+                HandlerNext::End(v) => finish(v.exit_code()),
+            }
+        }
+    }
+}
+
 /// The running task stops before `op`; returns when it has been chosen and `op` executed.
 pub fn point(op: Op) {
     // SAFETY: called from task code; the kernel is started (primitives are only reachable
@@ -306,6 +412,9 @@ pub fn point(op: Op) {
     unsafe {
         let k = kernel();
         let me = (*k).current;
+        if me >= IRQ_CONTEXT {
+            return handler_point(me, op);
+        }
         let next = (*k).core.point(me, op);
         if next == Next::Run(me) {
             return; // the lean path: no switch

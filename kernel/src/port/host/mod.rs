@@ -8,9 +8,15 @@
 //! use, which makes them deterministic. The configuration block is read from the file
 //! named by the `JOSTLE_CONFIG` environment variable (same bytes as on the device).
 
+#[cfg(feature = "critical-section-impl")]
+mod cs;
+
 use crate::config::{Config, MAX_ARGS};
+use crate::event::IRQ_CONTEXT;
 use crate::event::{Event, Verdict};
+use crate::interrupt::Interrupt;
 use crate::op::Op;
+use crate::sched::irq::{HandlerNext, IrqSource};
 use crate::sched::{Core, Next, Sink};
 use crate::task::TaskId;
 use std::cell::Cell;
@@ -38,6 +44,7 @@ struct State {
     site_ids: HashSet<u32>,
     addrs: HashMap<usize, u32>,
     args: heapless::Vec<u32, MAX_ARGS>,
+    irqs: &'static [&'static Interrupt],
 }
 
 struct Baton {
@@ -49,6 +56,8 @@ static BATON: OnceLock<Baton> = OnceLock::new();
 
 thread_local! {
     static ME: Cell<TaskId> = const { Cell::new(0) };
+    /// Whether this thread holds the state lock (a panic then cannot report through it).
+    static HOLDING: Cell<bool> = const { Cell::new(false) };
 }
 
 fn baton() -> &'static Baton {
@@ -57,25 +66,78 @@ fn baton() -> &'static Baton {
         .expect("jostle: instrumented primitive used outside a run (call host::run)")
 }
 
-fn lock() -> MutexGuard<'static, State> {
-    baton().state.lock().unwrap_or_else(|p| p.into_inner())
+/// The state, locked; the guard records that this thread holds it.
+struct Held(Option<MutexGuard<'static, State>>);
+
+impl std::ops::Deref for Held {
+    type Target = State;
+    fn deref(&self) -> &State {
+        self.0.as_ref().expect("held")
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut State {
+        self.0.as_mut().expect("held")
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            HOLDING.with(|h| h.set(false));
+        }
+    }
+}
+
+fn lock() -> Held {
+    let guard = baton().state.lock().unwrap_or_else(|p| p.into_inner());
+    HOLDING.with(|h| h.set(true));
+    Held(Some(guard))
+}
+
+/// Waits on the baton's condition variable (the lock is released meanwhile).
+fn wait(mut st: Held) -> Held {
+    let guard = st.0.take().expect("held");
+    HOLDING.with(|h| h.set(false));
+    let guard = baton().turn.wait(guard).unwrap_or_else(|p| p.into_inner());
+    HOLDING.with(|h| h.set(true));
+    Held(Some(guard))
 }
 
 /// Flushes the event stream and ends the process with `code`.
-fn finish(state: &mut State, code: u8) -> ! {
+fn finish(state: &mut Held, code: u8) -> ! {
     let _ = state.core.sink().out.flush();
     std::process::exit(code as i32)
 }
 
+/// Runs source `i`'s handler in place, on this thread, preempting context `by`.
+fn fire(mut st: Held, i: u8, by: TaskId) -> Held {
+    let ctx = st.core.irq_enter(i, by);
+    let handler = st.irqs[i as usize].handler;
+    drop(st);
+    ME.with(|m| m.set(ctx));
+    handler();
+    ME.with(|m| m.set(by));
+    let mut st = lock();
+    st.core.irq_exit(i);
+    st
+}
+
 /// Acts on the core's decision for task `me`: returns when `me` may run again.
-fn go(mut st: MutexGuard<'static, State>, me: TaskId, next: Next) {
+fn go(mut st: Held, me: TaskId, mut next: Next) {
+    while let Next::Fire(i) = next {
+        st = fire(st, i, me);
+        next = st.core.resume();
+    }
     match next {
+        Next::Fire(_) => {}
         Next::Run(t) => {
             st.current = t;
             if t != me {
                 baton().turn.notify_all();
                 while st.current != me {
-                    st = baton().turn.wait(st).unwrap_or_else(|p| p.into_inner());
+                    st = wait(st);
                 }
             }
         }
@@ -104,6 +166,12 @@ fn read_config() -> Result<Config, Event> {
 /// Runs `main` as task 0 under the configuration from `JOSTLE_CONFIG`, then exits the
 /// process with the verdict's exit code. Never returns.
 pub fn run(main: fn()) -> ! {
+    run_with_interrupts(main, &[])
+}
+
+/// [`run`], with the firmware's interrupt sources: their handlers are called in place when
+/// the scheduler fires them, with the same decisions as on the device.
+pub fn run_with_interrupts(main: fn(), irqs: &'static [&'static Interrupt]) -> ! {
     let config = match read_config() {
         Ok(c) => c,
         Err(rejected) => {
@@ -131,6 +199,7 @@ pub fn run(main: fn()) -> ! {
         site_ids: HashSet::new(),
         addrs: HashMap::new(),
         args: config.args.clone(),
+        irqs,
     };
     if BATON
         .set(Baton {
@@ -145,6 +214,8 @@ pub fn run(main: fn()) -> ! {
     std::panic::set_hook(Box::new(panic_hook));
     ME.with(|m| m.set(0));
     let mut st = lock();
+    let sources: Vec<IrqSource> = irqs.iter().map(|q| q.source).collect();
+    st.core.declare_irqs(&sources);
     let next = st.core.decide();
     go(st, 0, next);
     main();
@@ -157,8 +228,13 @@ pub fn run(main: fn()) -> ! {
 
 fn task_exit(me: TaskId) {
     let mut st = lock();
-    let next = st.core.exit(me);
+    let mut next = st.core.exit(me);
+    while let Next::Fire(i) = next {
+        st = fire(st, i, me);
+        next = st.core.resume();
+    }
     match next {
+        Next::Fire(_) => {}
         Next::Run(t) => {
             st.current = t;
             baton().turn.notify_all();
@@ -171,6 +247,20 @@ fn task_exit(me: TaskId) {
 pub fn point(op: Op) {
     let me = ME.with(|m| m.get());
     let mut st = lock();
+    if me >= IRQ_CONTEXT {
+        // A handler: more urgent sources may fire first, then the operation executes.
+        let mut next = st.core.handler_point(me, op);
+        loop {
+            match next {
+                HandlerNext::Run => return,
+                HandlerNext::Fire(j) => {
+                    st = fire(st, j, me);
+                    next = st.core.handler_resume(me);
+                }
+                HandlerNext::End(v) => finish(&mut st, v.exit_code()),
+            }
+        }
+    }
     let next = st.core.point(me, op);
     go(st, me, next);
 }
@@ -197,7 +287,7 @@ pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
             {
                 let mut st = lock();
                 while st.current != id {
-                    st = baton().turn.wait(st).unwrap_or_else(|p| p.into_inner());
+                    st = wait(st);
                 }
             }
             entry();
@@ -231,11 +321,36 @@ fn intern_site(st: &mut State, file: &'static str, line: u32, col: u32) -> u32 {
     id
 }
 
+/// The index of a declared source (firmware passes its sources to `firmware!`).
+pub fn irq_index(q: &'static Interrupt) -> u8 {
+    let st = lock();
+    match st.irqs.iter().position(|d| std::ptr::eq(*d, q)) {
+        Some(i) => i as u8,
+        None => {
+            drop(st);
+            panic!("an interrupt source not declared in firmware!(.., interrupts: [..])")
+        }
+    }
+}
+
 /// A memory location's or lock's id: interned in order of first use.
 pub fn addr(p: *const ()) -> u32 {
     let mut st = lock();
     let n = st.addrs.len() as u32 + 1;
     *st.addrs.entry(p as usize).or_insert(n)
+}
+
+/// Is a run going on (the kernel started)?
+#[cfg_attr(not(feature = "critical-section-impl"), allow(dead_code))]
+fn running() -> bool {
+    BATON.get().is_some()
+}
+
+/// Does the running context hold the critical section?
+#[cfg_attr(not(feature = "critical-section-impl"), allow(dead_code))]
+fn holds_cs() -> bool {
+    let me = ME.with(|m| m.get());
+    lock().core.holds_cs(me)
 }
 
 /// The running task.
@@ -258,11 +373,13 @@ fn panic_hook(info: &std::panic::PanicHookInfo<'_>) {
         String::from("Box<dyn Any>")
     };
     let msg = msg.replace('\n', " ");
-    // A panic inside the port while it holds the lock cannot report through it.
-    let Ok(mut st) = baton().state.try_lock() else {
+    // A panic inside the port while this thread holds the lock cannot report through it;
+    // any other thread holds it only for a moment (a woken task checking its turn).
+    if HOLDING.with(|h| h.get()) {
         eprintln!("jostle: panic inside the kernel: {msg}");
         std::process::exit(Verdict::Panic.exit_code() as i32)
-    };
+    }
+    let mut st = lock();
     let s = match info.location() {
         Some(loc) => {
             // The hook's location is not `'static` by type; the process ends right after,
