@@ -332,6 +332,10 @@ events! {
     /// A real atomicity violation: task `t`, inside the atomic block entered at `block`, was
     /// about to re-acquire lock `l` when task `by` acquired it at site `s`.
     AtomicityViolation [Results] "ATOMICITY VIOLATION" "J atomicity t={=u8} block={=u32} l={=u32} by={=u8} s={=u32}" { t: u8, block: u32, l: u32, by: u8, s: u32 },
+    /// A real unserializable interleaving (AVIO): context `t`, after its first access to
+    /// location `a` and stopped before its second at site `s`, saw context `by` access `a` at
+    /// site `s2` in between.
+    Unserializable [Results] "UNSERIALIZABLE" "J unserializable t={=u8} s={=u32} by={=u8} s2={=u32} a={=u32}" { t: u8, s: u32, by: u8, s2: u32, a: u32 },
     /// One edge of a real deadlock cycle: task `t`, stopped at site `s`, waits for lock `l`
     /// held by `holder` (the edges follow each other around the cycle).
     DeadlockConfirmed [Results] "DEADLOCK" "J deadlock t={=u8} s={=u32} l={=u32} holder={=u8}" { t: u8, s: u32, l: u32, holder: u8 },

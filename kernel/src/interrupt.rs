@@ -2,6 +2,9 @@
 //! and its handler. Plain data below every other layer; the scheduler's model of them is in
 //! `sched::irq`, the operations on them (request, mask) in the primitives.
 
+/// Most interrupt sources a firmware declares.
+pub const MAX_IRQS: usize = 32;
+
 /// How a source may fire (see `sched::irq`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Firing {

@@ -9,8 +9,9 @@
 //! operation makes real, whatever the strategy (so Random and PCT runs are measured the
 //! same way as the active ones).
 
-use crate::event::Event;
-use crate::op::{Op, Slot};
+use crate::event::{Event, IRQ_CONTEXT};
+use crate::interrupt::MAX_IRQS;
+use crate::op::{AtomicKind, Op, Slot};
 use crate::task::{MAX_TASKS, TaskId, TaskSet};
 
 /// Maximum breakpoint entries in a configuration block.
@@ -43,6 +44,18 @@ pub mod role {
     pub const RELATION: u8 = 6;
     /// The lock class of the relation with the same index (in the `site` field).
     pub const CLASS: u8 = 7;
+    /// The first access `a1` of an access triple (a context's two consecutive accesses to
+    /// one location, another context's access `a2` in between: AVIO's unserializable
+    /// interleavings).
+    pub const FIRST: u8 = 8;
+    /// The second access `a3` of the triple.
+    pub const SECOND: u8 = 9;
+    /// The remote access `a2` of the triple.
+    pub const REMOTE: u8 = 10;
+    /// The interrupt source whose handler holds the other side (of a race, or a triple's
+    /// remote access): `site` is the source's index, the low byte the side (0 or 1) of a
+    /// race.
+    pub const FIRE: u8 = 11;
 }
 
 /// The `aux` word of a breakpoint with `role` and `index`.
@@ -130,22 +143,86 @@ pub struct TaskFacts {
     pub frames: Small,
 }
 
-/// Tracks [`TaskFacts`] for every task, from the operations as they execute.
+/// Tracks [`TaskFacts`] for every task, from the operations as they execute, and the first
+/// access of a targeted triple for every context (tasks and handlers).
 #[derive(Clone, Debug)]
 pub struct Tracker {
     /// Facts per task id.
     pub tasks: [TaskFacts; MAX_TASKS],
+    /// Per task: the location of its last access at a [`role::FIRST`] site, and whether it
+    /// wrote, until its access at the [`role::SECOND`] site.
+    first: [Option<(u32, bool)>; MAX_TASKS],
+    /// The same for each interrupt source's handler.
+    irq_first: [Option<(u32, bool)>; MAX_IRQS],
 }
 
 impl Default for Tracker {
     fn default() -> Self {
         Tracker {
             tasks: [TaskFacts::default(); MAX_TASKS],
+            first: [None; MAX_TASKS],
+            irq_first: [None; MAX_IRQS],
         }
     }
 }
 
 impl Tracker {
+    /// The recorded first access of a triple by context `ctx` (a task or a handler).
+    pub fn first(&self, ctx: TaskId) -> Option<(u32, bool)> {
+        if (ctx as usize) < MAX_TASKS {
+            self.first[ctx as usize]
+        } else {
+            let i = ctx.wrapping_sub(IRQ_CONTEXT) as usize;
+            self.irq_first.get(i).copied().flatten()
+        }
+    }
+
+    fn first_mut(&mut self, ctx: TaskId) -> Option<&mut Option<(u32, bool)>> {
+        if (ctx as usize) < MAX_TASKS {
+            Some(&mut self.first[ctx as usize])
+        } else {
+            self.irq_first
+                .get_mut(ctx.wrapping_sub(IRQ_CONTEXT) as usize)
+        }
+    }
+
+    /// Records a triple's first and second accesses by context `ctx` (any context; the rest
+    /// of [`Tracker::after`] is for tasks).
+    pub fn after_access(&mut self, ctx: TaskId, op: &Op, targets: &Targets) {
+        if !targets.triple {
+            return;
+        }
+        let Some((s, a, writes)) = access(op) else {
+            return;
+        };
+        let second = targets.has(s, role::SECOND);
+        if let Some(slot) = self.first_mut(ctx) {
+            if targets.has(s, role::FIRST) {
+                *slot = Some((a, writes));
+            } else if second && slot.is_some_and(|(f, _)| f == a) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// Contexts stopped before the second access of a targeted triple whose first access
+    /// they made: stopped tasks, and `handlers` (preempted handlers and their pending
+    /// operations). Each with its first access and its pending operation.
+    pub fn waiting_at_second<'a>(
+        &'a self,
+        slots: &'a [Slot],
+        handlers: &'a [(TaskId, Op)],
+        targets: &'a Targets,
+    ) -> impl Iterator<Item = (TaskId, Option<(u32, bool)>, Op)> + 'a {
+        let tasks = slots
+            .iter()
+            .enumerate()
+            .filter_map(|(u, slot)| Some((u as TaskId, *slot.pending()?)));
+        tasks
+            .chain(handlers.iter().copied())
+            .filter(move |(u, pending)| targets.is_second(self.first(*u), pending))
+            .map(|(u, pending)| (u, self.first(u), pending))
+    }
     /// Records that `t` executed `op` (CalFuzzer's *analyze* hook for lock and block state).
     pub fn after(&mut self, t: TaskId, op: &Op) {
         let f = &mut self.tasks[t as usize];
@@ -207,9 +284,12 @@ pub struct Targets {
     pub atomicity: bool,
     /// Every atomic block is targeted (AtomFuzzer with no block breakpoint).
     pub all_blocks: bool,
-    /// One bit per race site, by [`filter_bit`]: a site whose bit is clear is no race site,
-    /// which the kernel's lean path learns in three instructions instead of a scan.
-    race_filter: u32,
+    /// Some breakpoint has the [`role::SECOND`] role (an access triple is targeted).
+    pub triple: bool,
+    /// One bit per access site the breakpoints aim at (race sides, triple accesses), by
+    /// [`filter_bit`]: a site whose bit is clear is none of them, which the kernel's lean
+    /// path learns in three instructions instead of a scan.
+    access_filter: u32,
 }
 
 /// A site's bit in [`Targets`]' race filter. Sites are `Location` addresses 16 bytes apart
@@ -228,18 +308,49 @@ impl Targets {
             race: has(role::RACE),
             atomicity: has(role::BLOCK) || has(role::REACQUIRE),
             all_blocks: false,
-            race_filter: breakpoints
+            triple: has(role::SECOND),
+            access_filter: breakpoints
                 .iter()
-                .filter(|b| role_of(b.aux) == role::RACE)
+                .filter(|b| {
+                    matches!(
+                        role_of(b.aux),
+                        role::RACE | role::FIRST | role::SECOND | role::REMOTE
+                    )
+                })
                 .fold(0, |f, b| f | filter_bit(b.site)),
         }
     }
 
-    /// May an access at `site` be one side of the targeted pair? `false` is certain (the
-    /// site is no race breakpoint); `true` means "scan with [`Targets::is_race_site`]".
+    /// May an access at `site` be aimed at (a race side, a triple's access)? `false` is
+    /// certain; `true` means "look with [`Targets::has`]".
     #[inline(always)]
-    pub fn may_race_at(&self, site: u32) -> bool {
-        self.race_filter & filter_bit(site) != 0
+    pub fn may_aim_at(&self, site: u32) -> bool {
+        self.access_filter & filter_bit(site) != 0
+    }
+
+    /// The interrupt source whose handler holds side `side` of the targeted race, or the
+    /// remote access of the targeted triple (`side` 0).
+    pub fn fire_source(&self, side: u8) -> Option<u8> {
+        self.breakpoints
+            .iter()
+            .find(|b| b.aux == aux(role::FIRE, side))
+            .map(|b| b.site as u8)
+    }
+
+    /// The side (0 or 1) of the targeted race that `site` is on, if any.
+    pub fn race_side(&self, site: u32) -> Option<u8> {
+        self.breakpoints
+            .iter()
+            .find(|b| b.site == site && role_of(b.aux) == role::RACE)
+            .map(|b| b.aux as u8)
+    }
+
+    /// Is `op` by a context whose first access is `first` its second access of a targeted
+    /// triple on the same location (its `a3`)?
+    pub fn is_second(&self, first: Option<(u32, bool)>, op: &Op) -> bool {
+        self.triple
+            && matches!((first, access(op)), (Some((a, _)), Some((s, a2, _)))
+                if a == a2 && self.has(s, role::SECOND))
     }
 
     /// The breakpoints.
@@ -317,6 +428,7 @@ impl Targets {
         t: TaskId,
         op: &Op,
         slots: &[Slot],
+        handlers: &[(TaskId, Op)],
         tracker: &Tracker,
         emit: &mut impl FnMut(Event),
     ) -> TaskSet {
@@ -330,6 +442,34 @@ impl Targets {
                     continue;
                 };
                 emit(Event::RealRace { t, s, t2: u, s2, a });
+            }
+        }
+        if self.triple
+            && let Some((s2, a, remote_writes)) = access(op)
+            && self.has(s2, role::REMOTE)
+        {
+            // The remote access `a2` lands between a context's `a1` and `a3` on `a`.
+            for (u, first, pending) in tracker.waiting_at_second(slots, handlers, self) {
+                if u == t {
+                    continue;
+                }
+                let (Some((_, first_writes)), Some((s3, a3, second_writes))) =
+                    (first, access(&pending))
+                else {
+                    continue;
+                };
+                if a3 == a && unserializable(first_writes, remote_writes, second_writes) {
+                    emit(Event::Unserializable {
+                        t: u,
+                        s: s3,
+                        by: t,
+                        s2,
+                        a,
+                    });
+                    if (u as usize) < MAX_TASKS {
+                        done.insert(u);
+                    }
+                }
             }
         }
         if (self.atomicity || self.all_blocks)
@@ -363,11 +503,20 @@ impl Targets {
     }
 }
 
-/// An access's site, location and whether it writes.
-fn access(op: &Op) -> Option<(u32, u32, bool)> {
+/// An access's site, location and whether it writes (atomic accesses included: a load
+/// reads, every other atomic operation may write).
+pub fn access(op: &Op) -> Option<(u32, u32, bool)> {
     match *op {
         Op::Read { s, a } => Some((s, a, false)),
         Op::Write { s, a } | Op::Update { s, a } => Some((s, a, true)),
+        Op::AtomicAccess { s, a, kind, .. } => Some((s, a, kind != AtomicKind::Load)),
         _ => None,
     }
+}
+
+/// Is the triple (a1, a2, a3), given whether each writes, unserializable (AVIO: R-W-R,
+/// W-W-R, R-W-W, W-R-W)? No serial order of `a2` before or after the pair explains what
+/// `a1` and `a3` see.
+pub fn unserializable(a1: bool, a2: bool, a3: bool) -> bool {
+    if a2 { !(a1 && a3) } else { a1 && a3 }
 }

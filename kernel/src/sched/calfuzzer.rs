@@ -103,6 +103,18 @@ impl<K: Sink> Core<K> {
                 self.postponed = self.postponed.minus(first);
                 self.forced = first;
             }
+            // `t` stays stopped (not postponed): the handler runs first, then the loop picks
+            // again; a source that cannot fire now leaves `t` to execute.
+            Check::FireFirst(i) => {
+                if !self.fire_soon(i) {
+                    return Some(self.run(t, op));
+                }
+            }
+            Check::ExecuteThenFire(i) => {
+                let next = self.run(t, op);
+                let _ = self.fire_soon(i);
+                return Some(next);
+            }
         }
         None
     }
@@ -145,14 +157,20 @@ impl<K: Sink> Core<K> {
     /// tasks still stopped before theirs), then the effect, then the analyses.
     pub(super) fn run(&mut self, t: TaskId, op: Op) -> Next {
         if self.checking {
+            let handlers = self.preempted_handlers();
             let (sink, trace) = (&mut self.sink, self.trace);
-            let done = self
-                .targets
-                .before(t, &op, &self.slots, &self.tracker, &mut |e: Event| {
+            let done = self.targets.before(
+                t,
+                &op,
+                &self.slots,
+                &handlers,
+                &self.tracker,
+                &mut |e: Event| {
                     if e.level() <= trace {
                         sink.emit(&e);
                     }
-                });
+                },
+            );
             // atomfuzzer-fse08 Algorithm 2, line 26: the victim is no longer held back.
             self.postponed = self.postponed.minus(done);
         }
@@ -162,6 +180,7 @@ impl<K: Sink> Core<K> {
         }
         if self.tracking {
             self.tracker.after(t, &op);
+            self.tracker.after_access(t, &op, &self.targets);
         }
         if self.analyzing {
             let view = View {

@@ -24,12 +24,9 @@
 
 use super::{Core, Next, Sink};
 use crate::event::{Event, IRQ_CONTEXT, Verdict, WaitKind};
-pub use crate::interrupt::{Firing, IrqSource};
+pub use crate::interrupt::{Firing, IrqSource, MAX_IRQS};
 use crate::op::{ALL_IRQS, Op};
 use crate::task::TaskId;
-
-/// Most interrupt sources a firmware declares.
-pub const MAX_IRQS: usize = 32;
 
 /// The priority tasks run at: below every handler's (whose priorities are `u8`).
 pub const THREAD_PRIORITY: u16 = 0x100;
@@ -48,6 +45,8 @@ pub(super) struct IrqState {
     due: u32,
     /// Its handler is running (or preempted by a more urgent one).
     active: bool,
+    /// The operation its running handler is stopped before, at a scheduling point.
+    pending_op: Option<Op>,
 }
 
 /// What a handler's scheduling point leads to.
@@ -89,6 +88,7 @@ impl<K: Sink> Core<K> {
                 fired: 0,
                 due,
                 active: false,
+                pending_op: None,
             });
         }
         self.refresh_lean();
@@ -204,18 +204,50 @@ impl<K: Sink> Core<K> {
     /// Handler context `ctx` stops before `op`: a more urgent source may fire first;
     /// otherwise `op` executes at once (a handler is never postponed or switched out).
     pub fn handler_point(&mut self, ctx: TaskId, op: Op) -> HandlerNext {
-        self.handler_pending = Some(op);
+        if let Some(i) = irq_of(ctx) {
+            self.irqs[i as usize].pending_op = Some(op);
+        }
         self.handler_resume(ctx)
+    }
+
+    /// The handlers stopped at a scheduling point below the running one, with their
+    /// operations (the targets' checks see them as they see stopped tasks).
+    pub(super) fn preempted_handlers(&self) -> heapless::Vec<(TaskId, Op), MAX_IRQS> {
+        let mut out = heapless::Vec::new();
+        for &i in self.irq_running.iter() {
+            if let Some(op) = self.irqs[i as usize].pending_op {
+                let _ = out.push((irq_context(i), op));
+            }
+        }
+        out
     }
 
     /// Continues the point of handler `ctx` after a nested handler returned.
     pub fn handler_resume(&mut self, ctx: TaskId) -> HandlerNext {
+        let Some(me) = irq_of(ctx) else {
+            return HandlerNext::Run;
+        };
+        let Some(op) = self.irqs[me as usize].pending_op else {
+            return HandlerNext::Run;
+        };
+        // A strategy may want a more urgent handler first (e.g. between a handler's two
+        // accesses of a targeted triple).
+        if self.fire_next.is_none() {
+            let view = crate::strategy::View {
+                slots: &self.slots,
+                postponed: self.postponed,
+                step: self.steps,
+                targets: &self.targets,
+                tracker: &self.tracker,
+            };
+            if let Some(i) = self.strategy.handler_fire(ctx, &op, &view) {
+                let _ = self.fire_soon(i);
+            }
+        }
         if let Some(i) = self.irq_to_fire(false, false) {
             return HandlerNext::Fire(i);
         }
-        let Some(op) = self.handler_pending.take() else {
-            return HandlerNext::Run;
-        };
+        self.irqs[me as usize].pending_op = None;
         if self.steps >= self.step_limit {
             self.abort(Verdict::StepLimit);
             return HandlerNext::End(Verdict::StepLimit);
@@ -270,12 +302,15 @@ impl<K: Sink> Core<K> {
         }
     }
 
-    /// Fires source `i` at once at the next decision, if it is eligible then (a strategy's
-    /// request).
-    pub(super) fn fire_soon(&mut self, i: u8) {
-        if (i as usize) < self.irqs.len() {
+    /// Fires source `i` at the next decision (a strategy's request), if it is eligible
+    /// above the running context; returns whether it is.
+    pub(super) fn fire_soon(&mut self, i: u8) -> bool {
+        if (i as usize) < self.irqs.len() && self.eligible(i as usize, self.context_priority()) {
             self.fire_next = Some(i);
             self.lean_budget = 0;
+            true
+        } else {
+            false
         }
     }
 
@@ -288,16 +323,27 @@ impl<K: Sink> Core<K> {
     /// stopped at the other side), the effect, the event.
     fn run_in_handler(&mut self, ctx: TaskId, op: Op) {
         if self.checking {
+            let handlers = self.preempted_handlers();
             let (sink, trace) = (&mut self.sink, self.trace);
-            let _ = self
-                .targets
-                .before(ctx, &op, &self.slots, &self.tracker, &mut |e: Event| {
+            let done = self.targets.before(
+                ctx,
+                &op,
+                &self.slots,
+                &handlers,
+                &self.tracker,
+                &mut |e: Event| {
                     if e.level() <= trace {
                         sink.emit(&e);
                     }
-                });
+                },
+            );
+            // A task whose pattern the handler completed is no longer held back.
+            self.postponed = self.postponed.minus(done);
         }
         self.apply(ctx, &op);
+        if self.tracking {
+            self.tracker.after_access(ctx, &op, &self.targets);
+        }
         self.steps += 1;
         if op.level() <= self.trace
             && let Some(event) = op.event(ctx)

@@ -16,7 +16,7 @@ impl<K: Sink> Core<K> {
     /// pending operation unless another task is picked.
     ///
     /// Why this equals the loop: `op` is a plain access or yield, which no strategy's check,
-    /// no target check (the race one is ruled out by [`crate::targets::Targets::may_race_at`])
+    /// no target check (races and triples are ruled out by [`crate::targets::Targets::may_aim_at`])
     /// and no tracker acts on; with nothing forced or postponed, the step limit and the
     /// strategy's next point of interest not reached (the budget), `decide` would pick among
     /// the enabled tasks exactly as [`crate::strategy::AnyStrategy::lean_pick`] does, and the
@@ -25,7 +25,7 @@ impl<K: Sink> Core<K> {
     pub fn point(&mut self, me: TaskId, op: Op) -> Next {
         if let Some(s) = op.lean_site()
             && self.lean_budget != 0
-            && !self.targets.may_race_at(s)
+            && !self.targets.may_aim_at(s)
             && (self.lean_yields || !matches!(op, Op::Yield { .. }))
         {
             let others = self.stopped.and(self.lean_allowed);
@@ -69,7 +69,7 @@ impl<K: Sink> Core<K> {
     fn lean_switch(&mut self, t: TaskId) -> Next {
         if let Slot::Alive(Some(op)) = self.slots[t as usize]
             && let Some(s) = op.lean_site()
-            && !self.targets.may_race_at(s)
+            && !self.targets.may_aim_at(s)
             && (self.lean_yields || !matches!(op, Op::Yield { .. }))
         {
             self.slots[t as usize] = Slot::Alive(None);

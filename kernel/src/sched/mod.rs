@@ -106,8 +106,6 @@ pub struct Core<K: Sink> {
     irq_horizon: u32,
     /// A source a strategy wants fired at the next decision.
     fire_next: Option<u8>,
-    /// The pending operation of the handler at a scheduling point.
-    handler_pending: Option<Op>,
     /// Steps of the innermost running handler (its spin bound is the livelock bound).
     handler_steps: u32,
     /// Handler entries so far.
@@ -152,8 +150,11 @@ impl<K: Sink> Core<K> {
                 config.livelock_bound
             },
             forced: TaskSet::EMPTY,
-            checking: targets.race || targets.atomicity || targets.all_blocks,
-            tracking: targets.atomicity || targets.all_blocks || config.strategy.tracks(),
+            checking: targets.race || targets.atomicity || targets.all_blocks || targets.triple,
+            tracking: targets.atomicity
+                || targets.all_blocks
+                || targets.triple
+                || config.strategy.tracks(),
             analyzing: config.strategy.analyzes(),
             lean_yields: !config.strategy.sees_yields(),
             lean_budget: 0,
@@ -167,7 +168,6 @@ impl<K: Sink> Core<K> {
                 config.irq_horizon
             },
             fire_next: None,
-            handler_pending: None,
             handler_steps: 0,
             irq_entered: 0,
             targets,

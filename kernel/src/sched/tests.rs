@@ -309,7 +309,7 @@ proptest::proptest! {
         programs in proptest::collection::vec(
             proptest::collection::vec(arb_step(), 0..12), 1..4),
         seed in 0u64..1_000,
-        strategy in 0u8..6,
+        strategy in 0u8..7,
         full in proptest::bool::ANY,
         step_limit in 5u32..200,
     ) {
@@ -317,6 +317,11 @@ proptest::proptest! {
         let bps: &[(u32, u32)] = match strategy {
             StrategyId::Race => &[(1, aux(role::RACE, 0)), (2, aux(role::RACE, 1))],
             StrategyId::Deadlock => &[(11, aux(role::ACQUIRE, 0)), (12, aux(role::ACQUIRE, 1))],
+            StrategyId::Avio => &[
+                (1, aux(role::FIRST, 0)),
+                (2, aux(role::SECOND, 0)),
+                (3, aux(role::REMOTE, 0)),
+            ],
             _ => &[],
         };
         let mut config = with(strategy, seed, bps);
@@ -839,5 +844,175 @@ mod interrupts {
             let general = schedule_with_irqs(&config, &[&task, &task], &handlers, false);
             assert_eq!(lean, general, "seed {seed}");
         }
+    }
+}
+
+mod triples {
+    use super::*;
+    use irq::{Firing, IrqSource};
+
+    /// Task A reads then writes location 7 (sites 10, 11); task B writes it (site 20).
+    fn bps() -> Vec<(u32, u32)> {
+        vec![
+            (10, aux(role::FIRST, 0)),
+            (11, aux(role::SECOND, 0)),
+            (20, aux(role::REMOTE, 0)),
+        ]
+    }
+
+    fn unserializable(events: &[Event]) -> Vec<Event> {
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Unserializable { .. }))
+            .copied()
+            .collect()
+    }
+
+    #[test]
+    fn avio_puts_the_remote_write_between_two_accesses_of_a_task() {
+        let a = [Op::Read { s: 10, a: 7 }, Op::Write { s: 11, a: 7 }];
+        let mut b: Vec<Op> = YIELDS.to_vec();
+        b.push(Op::Write { s: 20, a: 7 });
+        let mut avio = 0;
+        let mut random = 0;
+        for seed in 0..40 {
+            let (v, events) = simulate(&with(StrategyId::Avio, seed, &bps()), &[&a, &b]);
+            assert_eq!(v, Verdict::Pass);
+            let found = unserializable(&events);
+            if let [Event::Unserializable { t, s, by, s2, a }] = found[..] {
+                assert_eq!((t, s, by, s2, a), (1, 11, 2, 20, 7));
+                avio += 1;
+            }
+            let (_, events) = simulate(&with(StrategyId::Random, seed, &bps()), &[&a, &b]);
+            random += (!unserializable(&events).is_empty()) as u32;
+        }
+        // B writes after its yields: only holding A at its write lines the triple up.
+        assert!(avio >= 35, "{avio}");
+        assert!(random < avio, "{random}");
+        // A serializable triple (R-R-W) is never reported.
+        let b_reads: Vec<Op> = [Op::Read { s: 20, a: 7 }].to_vec();
+        for seed in 0..20 {
+            let (_, events) = simulate(&with(StrategyId::Avio, seed, &bps()), &[&a, &b_reads]);
+            assert!(unserializable(&events).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_handler_holding_the_remote_access_is_fired_in_the_window() {
+        let handler = [Op::Update { s: 20, a: 7 }];
+        let handlers = [(
+            IrqSource {
+                priority: 1,
+                firing: Firing::Spontaneous { max: 1 },
+            },
+            &handler[..],
+        )];
+        let task = [Op::Read { s: 10, a: 7 }, Op::Write { s: 11, a: 7 }];
+        let mut bps = bps();
+        bps.push((0, aux(role::FIRE, 0)));
+        for seed in 0..20 {
+            let mut config = with(StrategyId::Avio, seed, &bps);
+            config.irq_horizon = 1000;
+            let (_, events, _) = schedule_with_irqs(&config, &[&task], &handlers, true);
+            let found = unserializable(&events);
+            assert_eq!(found.len(), 1, "seed {seed}: {events:?}");
+            assert!(
+                matches!(found[0], Event::Unserializable { t: 1, s: 11, s2: 20, a: 7, by } if by == irq::irq_context(0))
+            );
+        }
+    }
+
+    #[test]
+    fn racefuzzer_fires_the_handler_on_the_other_side() {
+        let handler = [Op::Update { s: 20, a: 7 }];
+        let handlers = [(
+            IrqSource {
+                priority: 1,
+                firing: Firing::Spontaneous { max: 1 },
+            },
+            &handler[..],
+        )];
+        let mut task: Vec<Op> = YIELDS.to_vec();
+        task.push(Op::Write { s: 11, a: 7 });
+        let bps = [
+            (11, aux(role::RACE, 0)),
+            (20, aux(role::RACE, 1)),
+            (0, aux(role::FIRE, 1)),
+        ];
+        let mut handler_first = 0;
+        for seed in 0..30 {
+            let mut config = with(StrategyId::Race, seed, &bps);
+            config.irq_horizon = 1000;
+            let (_, events, _) = schedule_with_irqs(&config, &[&task], &handlers, true);
+            let races: Vec<_> = events
+                .iter()
+                .filter(|e| matches!(e, Event::RealRace { .. }))
+                .collect();
+            let write = events
+                .iter()
+                .position(|e| matches!(e, Event::Write { s: 11, .. }))
+                .unwrap();
+            let update = events
+                .iter()
+                .position(|e| matches!(e, Event::Update { s: 20, .. }))
+                .unwrap();
+            if update < write {
+                // Fired before the task's access: the race with the stopped task is real.
+                assert_eq!(races.len(), 1, "seed {seed}: {events:?}");
+                handler_first += 1;
+            } else {
+                // Fired right after it: no other operation between the write and the entry.
+                let enter = events
+                    .iter()
+                    .position(|e| matches!(e, Event::IrqEnter { .. }))
+                    .unwrap();
+                assert!(
+                    events[write + 1..enter]
+                        .iter()
+                        .all(|e| matches!(e, Event::TaskExit { .. })),
+                    "seed {seed}: {events:?}"
+                );
+            }
+        }
+        assert!(handler_first > 5 && handler_first < 25, "{handler_first}");
+    }
+
+    #[test]
+    fn a_more_urgent_handler_lands_between_a_handlers_two_accesses() {
+        let low = [Op::Read { s: 10, a: 8 }, Op::Write { s: 11, a: 8 }];
+        let high = [Op::Update { s: 20, a: 8 }];
+        let handlers = [
+            (
+                IrqSource {
+                    priority: 2,
+                    firing: Firing::Spontaneous { max: 1 },
+                },
+                &low[..],
+            ),
+            (
+                IrqSource {
+                    priority: 1,
+                    firing: Firing::Spontaneous { max: 1 },
+                },
+                &high[..],
+            ),
+        ];
+        let task = [Op::Yield { s: 9 }; 20];
+        let mut bps = bps();
+        bps.push((1, aux(role::FIRE, 0)));
+        let mut found = 0;
+        for seed in 0..30 {
+            let mut config = with(StrategyId::Avio, seed, &bps);
+            config.irq_horizon = 10;
+            let (_, events, _) = schedule_with_irqs(&config, &[&task], &handlers, true);
+            for e in unserializable(&events) {
+                assert!(
+                    matches!(e, Event::Unserializable { t, by, .. } if t == irq::irq_context(0) && by == irq::irq_context(1))
+                );
+                found += 1;
+            }
+        }
+        // Whenever the low handler fires before the high one, the high one is fired into it.
+        assert!(found >= 10, "{found}");
     }
 }

@@ -12,6 +12,7 @@
 //! the bottom of this file, which gives it its configuration-block id and its name.
 
 mod atomfuzzer;
+mod avio;
 mod deadlockfuzzer;
 mod drfinder;
 mod pct;
@@ -19,6 +20,7 @@ mod racefuzzer;
 mod random;
 
 pub use atomfuzzer::{AtomFuzzer, Q_ONE};
+pub use avio::Avio;
 pub use deadlockfuzzer::DeadlockFuzzer;
 pub use drfinder::DrFinder;
 pub use pct::Pct;
@@ -61,6 +63,12 @@ pub enum Check {
     /// It joins the postponed set, and these postponed tasks leave it and execute first,
     /// in task-id order (RaceFuzzer's resolution of a real race, Algorithm 2 lines 11–13).
     ExecuteFirst(TaskSet),
+    /// Interrupt source `i` fires first (if it is eligible; else the task executes); the task
+    /// stays stopped and the loop picks again once the handler has returned.
+    FireFirst(u8),
+    /// The task executes, then interrupt source `i` fires at the next decision (if it is
+    /// eligible then).
+    ExecuteThenFire(u8),
 }
 
 /// A task of `candidates` chosen uniformly (atomfuzzer-fse08 Algorithm 1, line 4).
@@ -109,6 +117,12 @@ pub trait Strategy {
     /// postponed tasks to release, which run next.
     fn analyze(&mut self, _t: TaskId, _op: &Op, _view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
         TaskSet::EMPTY
+    }
+
+    /// A handler (context `ctx`) is about to execute `op`: `Some(i)` fires the more urgent
+    /// source `i` first (the handler cannot be postponed, only preempted). Default: none.
+    fn handler_fire(&mut self, _ctx: TaskId, _op: &Op, _view: &View<'_>) -> Option<u8> {
+        None
     }
 
     /// Task `t` may be spinning: it yielded (when [`Strategy::SEES_YIELDS`]) or a
@@ -228,6 +242,13 @@ macro_rules! registry {
                 }
             }
 
+            /// See [`Strategy::handler_fire`].
+            pub fn handler_fire(&mut self, ctx: TaskId, op: &Op, view: &View<'_>) -> Option<u8> {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.handler_fire(ctx, op, view), )*
+                }
+            }
+
             /// See [`Strategy::spun`].
             pub fn spun(&mut self, t: TaskId) {
                 match self {
@@ -287,4 +308,7 @@ registry! {
     4 DrFinder "drfinder" => DrFinder,
     /// PCT: `params[0]` is the depth d (0: 3), `params[1]` the step bound k (0: 1000).
     5 Pct "pct" => Pct,
+    /// AVIO/CTrigger: breakpoints are a triple's first, second and remote access sites
+    /// (and the source holding the remote access, if a handler does).
+    6 Avio "avio" => Avio,
 }

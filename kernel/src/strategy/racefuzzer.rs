@@ -2,6 +2,12 @@
 //! statement of the targeted racing pair until another task is about to execute the other on
 //! the same location; then the race is real (the check in [`crate::targets`] reports it),
 //! and a coin decides which side goes first.
+//!
+//! When the other side is in an interrupt handler (a [`crate::targets::role::FIRE`]
+//! breakpoint names its source), waiting is pointless: a handler comes only when fired. So
+//! the handler is fired right there, before the task's access (the handler's access makes
+//! the race real against the stopped task) or, on the other side of the coin, right after
+//! it. A handler at one side whose other side is a more urgent handler fires that one.
 
 use super::{Check, Strategy, View};
 use crate::op::Op;
@@ -11,15 +17,18 @@ use crate::task::TaskId;
 /// The RaceFuzzer strategy; its RaceSet is the run's [`crate::targets::role::RACE`]
 /// breakpoints.
 #[derive(Clone, Debug, Default)]
-pub struct RaceFuzzer;
+pub struct RaceFuzzer {
+    /// Whether the handler holding the other side was fired already (once per run).
+    fired: bool,
+}
 
 impl Strategy for RaceFuzzer {
     fn new(_params: [u32; 4], _rng: &mut SchedRng) -> Self {
-        RaceFuzzer
+        RaceFuzzer::default()
     }
 
     fn checks(&self, op: &Op) -> bool {
-        matches!(op, Op::Read { .. } | Op::Write { .. } | Op::Update { .. })
+        crate::targets::access(op).is_some()
     }
 
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
@@ -30,6 +39,15 @@ impl Strategy for RaceFuzzer {
         // Line 7: R := Racing(s, t, postponed).
         let racing = view.targets.racing(t, op, view.slots, view.postponed);
         if racing.is_empty() {
+            if let Some(i) = self.handler_side(op, view) {
+                self.fired = true;
+                // The coin of lines 11–18, with the handler as the other task.
+                return if rng.coin() {
+                    Check::FireFirst(i)
+                } else {
+                    Check::ExecuteThenFire(i)
+                };
+            }
             return Check::Postpone; // line 21: wait for a race to happen
         }
         // Lines 11–18: resolve the real race randomly.
@@ -38,5 +56,26 @@ impl Strategy for RaceFuzzer {
         } else {
             Check::ExecuteFirst(racing)
         }
+    }
+
+    fn handler_fire(&mut self, _ctx: TaskId, op: &Op, view: &View<'_>) -> Option<u8> {
+        if !view.targets.is_race_site(op) {
+            return None;
+        }
+        let i = self.handler_side(op, view)?;
+        self.fired = true;
+        Some(i)
+    }
+}
+
+impl RaceFuzzer {
+    /// The source whose handler holds the other side of the pair `op` is on, if it was not
+    /// fired yet.
+    fn handler_side(&self, op: &Op, view: &View<'_>) -> Option<u8> {
+        if self.fired {
+            return None;
+        }
+        let side = view.targets.race_side(op.site()?)?;
+        view.targets.fire_source(1 - side.min(1))
     }
 }
