@@ -18,6 +18,11 @@
 //! Every reported pair is a real race (the two accesses are concurrent); like FastTrack, not
 //! every racing pair is reported (a later write is compared with the last write only), but a
 //! location with a race gets at least one report.
+//!
+//! Interrupt handlers are contexts of their own; atomic accesses are synchronisation only
+//! (their release/acquire edges, never a race); masks give the precise relation its one-sided
+//! lock edges between masking contexts and the handlers they mask (see [`crate::vc`]), so a
+//! task's critical section and a handler are ordered the way they ran.
 
 use jostle_kernel::event::Event;
 

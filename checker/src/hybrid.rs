@@ -44,6 +44,13 @@
 //!
 //! [`PairDetector`] with `HB = false` is the slides' *precise lockset* check (the same
 //! condition without the happens-before test), see [`crate::lockset::precise`].
+//!
+//! # Interrupts and atomics
+//!
+//! A handler is a context of its own; masks are locks ([`crate::irq`]): "disjoint locksets"
+//! is `LockState::disjoint`, which for sets with a mask or handler member applies the
+//! one-sided mask rule on its slow path (such sets are never `exact`, so the mask filters
+//! above never skip them wrongly). Atomic accesses only synchronise ([`Clocks`]).
 
 use core::hash::{Hash, Hasher};
 
@@ -387,7 +394,7 @@ impl<const HB: bool> PairDetector<HB> {
     pub fn new() -> Self {
         Self {
             clocks: Clocks::new(Edges::Relaxed),
-            locks: LockState::new(),
+            locks: LockState::with_masks(),
             index: FxHashMap::default(),
             sites: FxHashMap::default(),
             locations: Vec::new(),
@@ -438,6 +445,13 @@ impl<const HB: bool> PairDetector<HB> {
                 | Event::Signal { .. }
                 | Event::Wait { .. }
                 | Event::TaskExit { .. }
+                | Event::AtomicLoad { .. }
+                | Event::AtomicStore { .. }
+                | Event::AtomicRmw { .. }
+                | Event::CasFailed { .. }
+                | Event::IrqRequest { .. }
+                | Event::IrqEnter { .. }
+                | Event::IrqMask { .. }
                     if HB =>
                 {
                     self.check_batch(&mut batch);
@@ -466,17 +480,22 @@ impl<const HB: bool> PairDetector<HB> {
         }
     }
 
-    /// A synchronisation event: locksets, and vector clocks for the hybrid detector.
+    /// A synchronisation event: locksets, and vector clocks for the hybrid detector. Atomic
+    /// accesses are synchronisation only here (never races among themselves; the mixed
+    /// atomic/plain check is [`crate::mixed`]); interrupt masks and handler entries change
+    /// locksets ([`LockState::with_masks`]).
     #[inline]
     fn sync(&mut self, ev: &Event) {
         match *ev {
             Event::Acquire { .. }
             | Event::Release { .. }
             | Event::CsEnter { .. }
-            | Event::CsExit { .. } => {
+            | Event::CsExit { .. }
+            | Event::PrioMask { .. }
+            | Event::IrqExit { .. } => {
                 self.locks.on_event(ev);
             }
-            Event::TaskExit { .. } => {
+            Event::TaskExit { .. } | Event::IrqEnter { .. } | Event::IrqMask { .. } => {
                 self.locks.on_event(ev);
                 if HB {
                     self.clocks.on_event(ev);
@@ -486,6 +505,11 @@ impl<const HB: bool> PairDetector<HB> {
             | Event::Join { .. }
             | Event::Signal { .. }
             | Event::Wait { .. }
+            | Event::AtomicLoad { .. }
+            | Event::AtomicStore { .. }
+            | Event::AtomicRmw { .. }
+            | Event::CasFailed { .. }
+            | Event::IrqRequest { .. }
                 if HB =>
             {
                 self.clocks.on_event(ev);

@@ -12,6 +12,13 @@
 //!
 //! One warning per location (the first access that empties `C` in *shared-modified*).
 //!
+//! Interrupt masks are locks here too ([`crate::irq`]), intersected literally: a handler's
+//! lockset is its implicit locks (critical section, `IRQ_ALL`, its source's, the priority
+//! masks at or below its priority seen in the trace, its level) plus what it acquired. So
+//! Eraser does not warn about a location shared between handlers only (they all "hold" the
+//! critical section) or between contexts that all mask the same source; the hybrid detector,
+//! with its one-sided mask rule, does. Atomic accesses are not accesses for Eraser.
+//!
 //! **Precise lockset.** The database of tuples `(m, t, L, a)`: an access races with a tuple
 //! of another task on the same location when one is a write and the locksets are disjoint.
 //! This is the hybrid condition without the happens-before test, so it shares the hybrid
@@ -82,7 +89,7 @@ impl Eraser {
     /// An Eraser that has seen no event.
     pub fn new() -> Self {
         Self {
-            locks: LockState::new(),
+            locks: LockState::with_masks(),
             locations: FxHashMap::default(),
             warnings: Vec::new(),
             next: 0,
@@ -102,8 +109,14 @@ impl Eraser {
         }
     }
 
+    /// Learns the priority-mask levels of `trace` before feeding it, so that a handler's
+    /// implicit locks include levels first set after its accesses ([`eraser`] does this).
+    pub fn prescan(&mut self, trace: &[Event]) {
+        self.locks.prescan_levels(trace);
+    }
+
     fn access(&mut self, idx: u64, t: u8, site: u32, a: u32, write: bool) {
-        let held = self.locks.task(t).set;
+        let held = self.locks.eraser_set(t);
         let st = *self.locations.entry(a).or_insert(LocState {
             state: EraserState::Virgin,
             candidates: 0,
@@ -163,6 +176,7 @@ impl Eraser {
 /// empty after it was write-shared, in trace order.
 pub fn eraser(trace: &[Event]) -> Vec<EraserWarning> {
     let mut e = Eraser::new();
+    e.prescan(trace);
     for ev in trace {
         e.on_event(ev);
     }

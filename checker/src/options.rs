@@ -18,11 +18,17 @@ pub struct Options {
     pub precise_lockset: bool,
     /// Eraser: marks race candidates on locations Eraser warns about. Default on.
     pub eraser: bool,
+    /// Mixed atomic/plain accesses of one location as race candidates (analysis
+    /// `mixed_atomic`). Default on.
+    pub mixed_atomic: bool,
     /// AtomFuzzer atomicity pattern. Default on.
     pub atomicity: bool,
     /// Atomizer heuristic: outermost lock critical sections are atomic blocks when the trace
     /// has no `AtomicEnter`. Default on (it only applies to traces without annotations).
     pub atomizer_heuristic: bool,
+    /// Single-variable atomicity violations (AVIO patterns, candidates of kind
+    /// `access_atomicity`). Default on.
+    pub access_atomicity: bool,
     /// iGoodlock deadlock prediction. Default on.
     pub deadlock: bool,
     /// Longest deadlock cycle searched (`k`). Default 4.
@@ -41,8 +47,10 @@ impl Default for Options {
             happens_before: true,
             precise_lockset: false,
             eraser: true,
+            mixed_atomic: true,
             atomicity: true,
             atomizer_heuristic: true,
+            access_atomicity: true,
             deadlock: true,
             max_cycle_len: 4,
             may_trigger: true,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use jostle_kernel::event::Event;
 
+use crate::access_atomicity::{AccessPattern, AccessTriple};
 use crate::atomicity::AtomicityCandidate;
 use crate::drfinder::MayTrigger;
 use crate::hash::fnv1a64;
@@ -31,6 +32,9 @@ pub enum CandidateKind {
     Atomicity,
     /// A lock-order cycle (DeadlockFuzzer confirms it).
     Deadlock,
+    /// A single-variable atomicity violation: an unserializable interleaving of three
+    /// accesses to one location ([`crate::access_atomicity`]).
+    AccessAtomicity,
 }
 
 impl CandidateKind {
@@ -40,6 +44,7 @@ impl CandidateKind {
             CandidateKind::Race => "race",
             CandidateKind::Atomicity => "atomicity",
             CandidateKind::Deadlock => "deadlock",
+            CandidateKind::AccessAtomicity => "access_atomicity",
         }
     }
 }
@@ -62,6 +67,11 @@ pub enum Analysis {
     AtomizerHeuristic,
     /// iGoodlock.
     Igoodlock,
+    /// A plain access and an atomic access of one location, concurrent and not commonly
+    /// locked ([`crate::mixed`]).
+    MixedAtomic,
+    /// The single-variable atomicity analysis ([`crate::access_atomicity`]).
+    AccessAtomicity,
 }
 
 /// Event indices of one trace that witness a candidate.
@@ -70,7 +80,8 @@ pub struct Witness {
     /// [`Options::trace_id`] of the trace.
     pub trace: u32,
     /// Event indices in that trace (race: the two accesses; atomicity: block entry, first
-    /// acquire, re-acquire; deadlock: each component's acquire).
+    /// acquire, re-acquire; deadlock: each component's acquire; access atomicity: `a1`,
+    /// `a2`, `a3`).
     pub events: Vec<u64>,
 }
 
@@ -85,6 +96,26 @@ pub struct AtomicityPattern {
     pub first_acquire: u32,
     /// Site of the re-acquire.
     pub reacquire: u32,
+}
+
+/// The roles of an access-atomicity candidate's sites: `context`'s consecutive accesses at
+/// `first` and `second` to `location`, `remote_context`'s access at `remote` in between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct TripleEvidence {
+    /// Site of `a1`.
+    pub first: u32,
+    /// Site of the remote access `a2`.
+    pub remote: u32,
+    /// Site of `a3`.
+    pub second: u32,
+    /// The location.
+    pub location: u32,
+    /// The kinds of `a1`, `a2`, `a3`: `"RWR"`, `"WWR"`, `"RWW"` or `"WRW"`.
+    pub kinds: AccessPattern,
+    /// The context of `a2`.
+    pub remote_context: u8,
+    /// The context of `a1` and `a3`.
+    pub context: u8,
 }
 
 /// One deadlock cycle as seen in one trace.
@@ -113,6 +144,10 @@ pub struct Evidence {
     pub patterns: BTreeSet<AtomicityPattern>,
     /// Deadlock: the cycles (at most [`MAX_WITNESSES`], the smallest).
     pub cycles: BTreeSet<CycleEvidence>,
+    /// Access atomicity: the site roles (at most [`MAX_WITNESSES`], the smallest). Absent in
+    /// older files.
+    #[serde(default)]
+    pub triples: BTreeSet<TripleEvidence>,
 }
 
 impl Evidence {
@@ -125,8 +160,10 @@ impl Evidence {
         self.witnesses.extend(other.witnesses);
         self.patterns.extend(other.patterns);
         self.cycles.extend(other.cycles);
+        self.triples.extend(other.triples);
         cap(&mut self.witnesses);
         cap(&mut self.cycles);
+        cap(&mut self.triples);
     }
 }
 
@@ -142,7 +179,7 @@ fn cap<T: Ord + Clone>(set: &mut BTreeSet<T>) {
 /// A candidate bug.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Candidate {
-    /// Race, atomicity or deadlock.
+    /// Race, atomicity, deadlock or access atomicity.
     pub kind: CandidateKind,
     /// Stable id: FNV-1a 64 of the kind and `sites`, as 16 hex digits (see [`candidate_id`]).
     pub id: String,
@@ -275,6 +312,38 @@ impl Candidate {
                 cycles: [CycleEvidence {
                     trace,
                     components: comps.clone(),
+                }]
+                .into(),
+                ..Evidence::default()
+            },
+        )
+    }
+
+    /// An access-atomicity candidate: identified by the sites of `a1`, `a2`, `a3`, pausing
+    /// at each.
+    pub fn from_access_triple(t: &AccessTriple, trace: u32) -> Self {
+        let sites = [t.first, t.remote, t.second];
+        Self::new(
+            CandidateKind::AccessAtomicity,
+            &sites,
+            &sites,
+            Evidence {
+                analyses: [Analysis::AccessAtomicity].into(),
+                tasks: [t.context, t.remote_context].into(),
+                locations: [t.location].into(),
+                witnesses: [Witness {
+                    trace,
+                    events: t.events.to_vec(),
+                }]
+                .into(),
+                triples: [TripleEvidence {
+                    first: t.first,
+                    remote: t.remote,
+                    second: t.second,
+                    location: t.location,
+                    kinds: t.pattern,
+                    remote_context: t.remote_context,
+                    context: t.context,
                 }]
                 .into(),
                 ..Evidence::default()
@@ -434,6 +503,13 @@ pub fn predict(trace: &[Event], opts: &Options) -> Prediction {
                 .map(|p| Candidate::from_race(p, Analysis::PreciseLockset, trace_id)),
         );
     }
+    if opts.mixed_atomic {
+        races.extend(
+            crate::mixed::detect(trace)
+                .iter()
+                .map(|p| Candidate::from_race(p, Analysis::MixedAtomic, trace_id)),
+        );
+    }
     if opts.eraser && !races.is_empty() {
         let warned: BTreeSet<u32> = crate::lockset::eraser(trace)
             .iter()
@@ -451,6 +527,13 @@ pub fn predict(trace: &[Event], opts: &Options) -> Prediction {
             crate::atomicity::detect(trace, opts.atomizer_heuristic)
                 .iter()
                 .map(|c| Candidate::from_atomicity(c, trace_id)),
+        );
+    }
+    if opts.access_atomicity {
+        candidates.extend(
+            crate::access_atomicity::detect(trace)
+                .iter()
+                .map(|t| Candidate::from_access_triple(t, trace_id)),
         );
     }
     if opts.deadlock {

@@ -8,7 +8,30 @@
 //! - signal → wait: each `Wait { g }` receives the oldest unconsumed `Signal { g }` (a
 //!   counting semaphore, FIFO pairing);
 //! - release → acquire of the same lock, **only** with [`Edges::Precise`] (the slides'
-//!   "Hybrid: no happens-before relation between REL(l, t) and a subsequent ACQ(l, t)").
+//!   "Hybrid: no happens-before relation between REL(l, t) and a subsequent ACQ(l, t)");
+//! - instrumented atomics, with both kinds of edges (real synchronisation, like DrFinder's
+//!   volatile accesses, drfinder-fse15 §5 line 419). A run is a sequentially consistent
+//!   interleaving, so a load reads the last atomic write to its location in trace order.
+//!   Each location carries the clock its *release sequence* published: a store or RMW with
+//!   release ordering (codes 1 release, 3 acq-rel, 4 seq-cst) publishes the writer's clock
+//!   (a store replaces it, an RMW joins it: RMWs continue the sequence they read from), then
+//!   the writer ticks; a relaxed RMW continues the sequence (keeps the clock); a relaxed store
+//!   ends it (clears it). A load, RMW or failed CAS with acquire ordering (2, 3, 4) joins the
+//!   published clock. Other codes count as relaxed;
+//! - interrupts, with both kinds of edges: `IrqRequest { i }` → the next `IrqEnter { i }`
+//!   (a pended request; several merge); and, because sources start disabled (as after a
+//!   reset), when the first `IrqMask` event naming source `i` (or all sources) enables it,
+//!   that enable → the next `IrqEnter { i }`. A handler is a context of its own (`t =
+//!   IRQ_CONTEXT + i`), its firings in program order; there is no edge from the preempted
+//!   context to the handler or back (it could have fired elsewhere);
+//! - masks as locks, **only** with [`Edges::Precise`] (see [`crate::irq`]): a handler's entry
+//!   acquires its implicit locks (it joins the clocks of the last critical-section exit, the
+//!   last unmask of all sources or of its own, the last release of each priority mask `m ≤ p`
+//!   and the last exit of a handler of its priority); a handler's exit releases them (a later
+//!   mask of its source, of all, or a priority mask `m ≤ p`, and a critical-section entry,
+//!   join the clock of its last exit; so does the next handler of its priority). Masks are
+//!   one-sided: handlers of different priorities get no edge from each other, nor two masking
+//!   contexts.
 //!
 //! Clocks are Vec-backed, so every task id (`u8`, up to 256 tasks) is supported; a clock
 //! only grows to the highest task id it has heard of.
@@ -18,6 +41,7 @@ use std::collections::VecDeque;
 use jostle_kernel::event::Event;
 
 use crate::hash::FxHashMap;
+use crate::irq::{ALL_IRQS, IRQ_ALL_LOCK, irq_lock, prio_lock};
 
 /// Lock identity used for the `critical-section` critical section (one global lock).
 pub const CS_LOCK: u32 = u32::MAX;
@@ -117,10 +141,59 @@ impl Epoch {
 /// Which synchronisation creates happens-before edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Edges {
-    /// Spawn, join and signal→wait only (the hybrid detector's relaxed relation).
+    /// Spawn, join, signal→wait, atomics and interrupt requests/initial enables only (the
+    /// hybrid detector's relaxed relation: no lock edges).
     Relaxed,
-    /// Those plus release→acquire of the same lock (the precise happens-before detector).
+    /// Those plus release→acquire of the same lock and the mask edges of interrupts (the
+    /// precise happens-before detector).
     Precise,
+}
+
+/// Does atomic ordering code `o` release (release, acq-rel, seq-cst)?
+pub fn releases(o: u8) -> bool {
+    matches!(o, 1 | 3 | 4)
+}
+
+/// Does atomic ordering code `o` acquire (acquire, acq-rel, seq-cst)?
+pub fn acquires(o: u8) -> bool {
+    matches!(o, 2..=4)
+}
+
+/// Interrupt state of the clocks (module doc).
+#[derive(Clone, Debug, Default)]
+struct IrqClocks {
+    /// Joined clocks of the pending requests of each source.
+    requests: FxHashMap<u8, VectorClock>,
+    /// Sources named by a mask event so far (bit per source) and whether an all-sources
+    /// event was seen.
+    named: [u64; 4],
+    named_all: bool,
+    /// Clock of a source's initial enable, until its next firing consumes it.
+    initial: FxHashMap<u8, VectorClock>,
+    /// Clock of the first all-sources mask event if it enabled, for the sources not named
+    /// before it (`all_before`) and not yet fired since (`all_consumed`).
+    initial_all: Option<VectorClock>,
+    all_before: [u64; 4],
+    all_consumed: [u64; 4],
+    /// Precise edges: last release clock of each mask lock (`IRQ_ALL`, `IRQ_LOCK(i)`,
+    /// `PRIO_LOCK(m)`; the critical section's is in [`Clocks::locks`]).
+    masks: FxHashMap<u32, VectorClock>,
+    /// Precise edges: last exit of each source's handler, with its priority.
+    exits: FxHashMap<u8, (u8, VectorClock)>,
+    /// Precise edges: last exit of a handler of each priority.
+    levels: FxHashMap<u8, VectorClock>,
+    /// Precise edges: each context's priority mask (0: none).
+    basepri: Vec<u8>,
+    /// Each handler context's (source, priority) while it runs.
+    running: Vec<Option<(u8, u8)>>,
+}
+
+fn has(bits: &[u64; 4], i: u8) -> bool {
+    bits[i as usize / 64] & (1 << (i % 64)) != 0
+}
+
+fn set_bit(bits: &mut [u64; 4], i: u8) {
+    bits[i as usize / 64] |= 1 << (i % 64);
 }
 
 /// The vector clocks of every task, maintained over a trace.
@@ -135,6 +208,9 @@ pub struct Clocks {
     /// Locks each task holds (precise edges only), so a task that ends holding a lock
     /// releases it.
     held: Vec<Vec<u32>>,
+    /// Per atomic location, the clock its release sequence published (absent: none).
+    atomics: FxHashMap<u32, VectorClock>,
+    irq: IrqClocks,
 }
 
 impl Clocks {
@@ -146,6 +222,12 @@ impl Clocks {
             signals: FxHashMap::default(),
             locks: FxHashMap::default(),
             held: vec![Vec::new(); 256],
+            atomics: FxHashMap::default(),
+            irq: IrqClocks {
+                basepri: vec![0; 256],
+                running: vec![None; 256],
+                ..IrqClocks::default()
+            },
         }
     }
 
@@ -190,15 +272,235 @@ impl Clocks {
             }
             Event::Acquire { t, l, .. } => self.acquire(t, l),
             Event::Release { t, l, .. } => self.release(t, l),
-            Event::CsEnter { t } => self.acquire(t, CS_LOCK),
+            Event::CsEnter { t } => {
+                self.acquire(t, CS_LOCK);
+                if self.edges == Edges::Precise && !self.irq.exits.is_empty() {
+                    self.cs_after_handlers(t);
+                }
+            }
             Event::CsExit { t } => self.release(t, CS_LOCK),
             Event::TaskExit { t } if self.edges == Edges::Precise => {
                 while let Some(&l) = self.held[t as usize].last() {
                     self.release(t, l);
                 }
             }
+            _ => self.on_other(ev),
+        }
+    }
+
+    /// Atomics and interrupts (kept out of line: [`Clocks::on_event`] stays small for the
+    /// detectors' loops); other events have no effect.
+    #[inline(never)]
+    fn on_other(&mut self, ev: &Event) {
+        match *ev {
+            Event::AtomicLoad { .. }
+            | Event::AtomicStore { .. }
+            | Event::AtomicRmw { .. }
+            | Event::CasFailed { .. } => {
+                self.atomic_acquire(ev);
+                self.atomic_release(ev);
+            }
+            Event::IrqRequest { .. }
+            | Event::IrqEnter { .. }
+            | Event::IrqExit { .. }
+            | Event::IrqMask { .. }
+            | Event::PrioMask { .. } => self.on_irq(ev),
             _ => {}
         }
+    }
+
+    /// The acquire half of an atomic access: an acquiring load, RMW or failed CAS joins the
+    /// location's published clock. A detector that records the atomic access itself calls
+    /// this, records it, then [`Clocks::atomic_release`] ([`Clocks::on_event`] does both).
+    pub fn atomic_acquire(&mut self, ev: &Event) {
+        let (t, a) = match *ev {
+            Event::AtomicLoad { t, a, o, .. }
+            | Event::AtomicRmw { t, a, o, .. }
+            | Event::CasFailed { t, a, o, .. }
+                if acquires(o) =>
+            {
+                (t, a)
+            }
+            _ => return,
+        };
+        self.init(t);
+        if let Some(vc) = self.atomics.get(&a) {
+            self.tasks[t as usize].join(vc);
+        }
+    }
+
+    /// The release half of an atomic access (module doc): a releasing store publishes the
+    /// task's clock, a releasing RMW joins it into the published one (then the task ticks);
+    /// a relaxed store ends the release sequence; a relaxed RMW keeps it.
+    pub fn atomic_release(&mut self, ev: &Event) {
+        match *ev {
+            Event::AtomicStore { t, a, o, .. } if releases(o) => {
+                self.init(t);
+                let vc = &self.tasks[t as usize];
+                self.atomics.entry(a).or_default().assign(vc);
+                self.tasks[t as usize].tick(t);
+            }
+            Event::AtomicStore { a, .. } => {
+                self.atomics.remove(&a);
+            }
+            Event::AtomicRmw { t, a, o, .. } if releases(o) => {
+                self.init(t);
+                let vc = &self.tasks[t as usize];
+                self.atomics.entry(a).or_default().join(vc);
+                self.tasks[t as usize].tick(t);
+            }
+            _ => {}
+        }
+    }
+
+    /// `C_t ⊔= other` for a clock not held in `self`.
+    fn join_into(&mut self, t: u8, other: &VectorClock) {
+        self.init(t);
+        self.tasks[t as usize].join(other);
+    }
+
+    /// The happens-before effect of an interrupt event (module doc).
+    #[cold]
+    fn on_irq(&mut self, ev: &Event) {
+        let precise = self.edges == Edges::Precise;
+        match *ev {
+            Event::IrqRequest { t, i, .. } => {
+                self.init(t);
+                let vc = &self.tasks[t as usize];
+                self.irq.requests.entry(i).or_default().join(vc);
+                self.tasks[t as usize].tick(t);
+            }
+            Event::IrqEnter { t, i, p, .. } => {
+                self.init(t);
+                self.irq.running[t as usize] = Some((i, p));
+                if let Some(vc) = self.irq.requests.remove(&i) {
+                    self.join_into(t, &vc);
+                }
+                if let Some(vc) = self.irq.initial.remove(&i) {
+                    self.join_into(t, &vc);
+                }
+                if self.irq.initial_all.is_some()
+                    && !has(&self.irq.all_before, i)
+                    && !has(&self.irq.all_consumed, i)
+                {
+                    set_bit(&mut self.irq.all_consumed, i);
+                    if let Some(vc) = self.irq.initial_all.take() {
+                        self.join_into(t, &vc);
+                        self.irq.initial_all = Some(vc);
+                    }
+                }
+                if precise {
+                    // Acquire of the implicit locks.
+                    let mut joined = VectorClock::new();
+                    let releases = [CS_LOCK, IRQ_ALL_LOCK, irq_lock(i)];
+                    for l in releases {
+                        let from = if l == CS_LOCK {
+                            self.locks.get(&l)
+                        } else {
+                            self.irq.masks.get(&l)
+                        };
+                        if let Some(vc) = from {
+                            joined.join(vc);
+                        }
+                    }
+                    for m in 1..=p {
+                        if let Some(vc) = self.irq.masks.get(&prio_lock(m)) {
+                            joined.join(vc);
+                        }
+                    }
+                    if let Some(vc) = self.irq.levels.get(&p) {
+                        joined.join(vc);
+                    }
+                    self.join_into(t, &joined);
+                }
+            }
+            Event::IrqExit { t } => {
+                let Some((i, p)) = self.irq.running[t as usize].take() else {
+                    return;
+                };
+                if precise {
+                    self.init(t);
+                    let vc = self.tasks[t as usize].clone();
+                    self.irq.levels.entry(p).or_default().assign(&vc);
+                    self.irq.exits.insert(i, (p, vc));
+                    self.tasks[t as usize].tick(t);
+                }
+            }
+            Event::IrqMask { t, i, on, .. } => {
+                self.init(t);
+                let enable = on == 0;
+                let mut sent = false;
+                if i == ALL_IRQS {
+                    if !self.irq.named_all {
+                        self.irq.named_all = true;
+                        self.irq.all_before = self.irq.named;
+                        if enable {
+                            self.irq.initial_all = Some(self.tasks[t as usize].clone());
+                            sent = true;
+                        }
+                    }
+                } else if !has(&self.irq.named, i) {
+                    set_bit(&mut self.irq.named, i);
+                    if !self.irq.named_all && enable {
+                        let vc = self.tasks[t as usize].clone();
+                        self.irq.initial.insert(i, vc);
+                        sent = true;
+                    }
+                }
+                if precise {
+                    let lock = if i == ALL_IRQS {
+                        IRQ_ALL_LOCK
+                    } else {
+                        irq_lock(i)
+                    };
+                    if enable {
+                        let vc = &self.tasks[t as usize];
+                        self.irq.masks.entry(lock).or_default().assign(vc);
+                        sent = true;
+                    } else {
+                        self.join_exits(t, |j, _| i == ALL_IRQS || j == i);
+                    }
+                }
+                if sent {
+                    self.tasks[t as usize].tick(t);
+                }
+            }
+            Event::PrioMask { t, level, .. } if precise => {
+                self.init(t);
+                let old = std::mem::replace(&mut self.irq.basepri[t as usize], level);
+                if old == level {
+                    return;
+                }
+                if old != 0 {
+                    let vc = &self.tasks[t as usize];
+                    self.irq.masks.entry(prio_lock(old)).or_default().assign(vc);
+                    self.tasks[t as usize].tick(t);
+                }
+                if level != 0 {
+                    self.join_exits(t, |_, p| p >= level);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A critical-section entry acquires every source's mask: it joins every handler's
+    /// last exit.
+    #[cold]
+    fn cs_after_handlers(&mut self, t: u8) {
+        self.join_exits(t, |_, _| true);
+    }
+
+    /// Joins into `t` the last exit clock of each source's handler that `masked(source,
+    /// priority)` accepts (a mask acquired: the handlers it keeps out ran before).
+    fn join_exits(&mut self, t: u8, masked: impl Fn(u8, u8) -> bool) {
+        let mut joined = VectorClock::new();
+        for (&j, (p, vc)) in &self.irq.exits {
+            if masked(j, *p) {
+                joined.join(vc);
+            }
+        }
+        self.join_into(t, &joined);
     }
 
     /// A message from `from` to `to`: `to ⊔= from`, then `from` ticks.
@@ -221,6 +523,7 @@ impl Clocks {
     }
 
     /// Acquire of lock `l` by `t`: `C_t ⊔= L_l` (FastTrack [ACQUIRE]).
+    #[inline]
     fn acquire(&mut self, t: u8, l: u32) {
         if self.edges != Edges::Precise {
             return;
@@ -233,6 +536,7 @@ impl Clocks {
     }
 
     /// Release of lock `l` by `t`: `L_l := C_t; C_t := inc_t(C_t)` (FastTrack [RELEASE]).
+    #[inline]
     fn release(&mut self, t: u8, l: u32) {
         if self.edges != Edges::Precise {
             return;
@@ -273,7 +577,21 @@ impl Clocks {
             + self.locks.capacity() * (4 + size_of::<VectorClock>());
         let held: usize = self.held.iter().map(|h| h.capacity() * 4).sum::<usize>()
             + self.held.capacity() * size_of::<Vec<u32>>();
-        tasks + signals + locks + held
+        let atomics: usize = self
+            .atomics
+            .values()
+            .map(VectorClock::heap_bytes)
+            .sum::<usize>()
+            + self.atomics.capacity() * (4 + size_of::<VectorClock>());
+        let irq = self.irq.basepri.capacity()
+            + self.irq.running.capacity() * 3
+            + (self.irq.requests.len()
+                + self.irq.initial.len()
+                + self.irq.masks.len()
+                + self.irq.exits.len()
+                + self.irq.levels.len())
+                * (8 + size_of::<VectorClock>() + 4 * 32);
+        tasks + signals + locks + held + atomics + irq
     }
 }
 
@@ -354,5 +672,146 @@ mod tests {
             s: 0,
         });
         assert!(e.happens_before(c.clock(3)));
+    }
+
+    fn ordered(c: &mut Clocks, before: Epoch, t: u8) -> bool {
+        before.happens_before(c.clock(t))
+    }
+
+    #[test]
+    fn atomic_release_sequences_in_both_kinds_of_edges() {
+        for edges in [Edges::Relaxed, Edges::Precise] {
+            let ev = |k: u8, t: u8, o: u8| match k {
+                0 => Event::AtomicLoad { t, s: 0, a: 7, o },
+                1 => Event::AtomicStore { t, s: 0, a: 7, o },
+                2 => Event::AtomicRmw { t, s: 0, a: 7, o },
+                _ => Event::CasFailed { t, s: 0, a: 7, o },
+            };
+            // (store ordering, middle event, acquiring event, ordered?)
+            let cases = [
+                (1, None, ev(0, 2, 2), true),
+                (4, None, ev(0, 2, 4), true),
+                (3, None, ev(3, 2, 2), true),
+                (1, None, ev(2, 2, 3), true),
+                (0, None, ev(0, 2, 2), false),
+                (1, None, ev(0, 2, 0), false),
+                (1, Some(ev(2, 3, 0)), ev(0, 2, 2), true),
+                (1, Some(ev(1, 3, 0)), ev(0, 2, 2), false),
+                (1, Some(ev(0, 3, 0)), ev(0, 2, 2), true),
+            ];
+            for (o, middle, acq, want) in cases {
+                let mut c = Clocks::new(edges);
+                let e = c.epoch(1);
+                c.on_event(&ev(1, 1, o));
+                let after = c.epoch(1);
+                if let Some(m) = middle {
+                    c.on_event(&m);
+                }
+                c.on_event(&acq);
+                assert_eq!(
+                    ordered(&mut c, e, 2),
+                    want,
+                    "{edges:?} {o} {middle:?} {acq:?}"
+                );
+                assert!(!ordered(&mut c, after, 2), "the release ticked");
+            }
+        }
+    }
+
+    #[test]
+    fn interrupt_requests_and_initial_enables_order_the_next_firing() {
+        let enter = |i: u8| Event::IrqEnter {
+            t: 0x80 + i,
+            i,
+            p: 1,
+            by: 1,
+        };
+        let mask = |i: u8, on: u8| Event::IrqMask { t: 1, s: 0, i, on };
+        for edges in [Edges::Relaxed, Edges::Precise] {
+            let mut c = Clocks::new(edges);
+            let e = c.epoch(1);
+            c.on_event(&Event::IrqRequest { t: 1, s: 0, i: 0 });
+            let after = c.epoch(1);
+            c.on_event(&enter(1));
+            assert!(!ordered(&mut c, e, 0x81), "another source");
+            c.on_event(&enter(0));
+            assert!(ordered(&mut c, e, 0x80));
+            assert!(!ordered(&mut c, after, 0x80));
+            // Initial enable of all sources: each source's next firing.
+            let mut c = Clocks::new(edges);
+            let e = c.epoch(1);
+            c.on_event(&mask(0xFF, 0));
+            for i in [2, 3] {
+                c.on_event(&enter(i));
+                assert!(ordered(&mut c, e, 0x80 + i), "{edges:?} {i}");
+            }
+        }
+        // A source first disabled: no initial enable edge without lock edges.
+        let mut c = Clocks::new(Edges::Relaxed);
+        let e = c.epoch(1);
+        c.on_event(&mask(0, 1));
+        c.on_event(&mask(0, 0));
+        c.on_event(&enter(0));
+        assert!(!ordered(&mut c, e, 0x80));
+    }
+
+    #[test]
+    fn precise_mask_edges_are_one_sided() {
+        let enter = |i: u8, p: u8| Event::IrqEnter {
+            t: 0x80 + i,
+            i,
+            p,
+            by: 1,
+        };
+        // Unmasking source 0 releases to its handler, not to source 1's.
+        let mut c = Clocks::new(Edges::Precise);
+        c.on_event(&Event::IrqMask {
+            t: 1,
+            s: 0,
+            i: 0,
+            on: 1,
+        });
+        let e = c.epoch(1);
+        c.on_event(&Event::IrqMask {
+            t: 1,
+            s: 0,
+            i: 0,
+            on: 0,
+        });
+        c.on_event(&enter(1, 1));
+        assert!(!ordered(&mut c, e, 0x81));
+        c.on_event(&enter(0, 1));
+        assert!(ordered(&mut c, e, 0x80));
+        // A handler's exit releases to the next mask of its source and to its level, not to
+        // a handler of another priority.
+        let mut c = Clocks::new(Edges::Precise);
+        c.on_event(&enter(0, 2));
+        let h = c.epoch(0x80);
+        c.on_event(&Event::IrqExit { t: 0x80 });
+        c.on_event(&enter(1, 1));
+        assert!(!ordered(&mut c, h, 0x81));
+        c.on_event(&enter(2, 2));
+        assert!(ordered(&mut c, h, 0x82));
+        c.on_event(&Event::PrioMask {
+            t: 1,
+            s: 0,
+            level: 3,
+        });
+        assert!(!ordered(&mut c, h, 1), "level 3 does not mask priority 2");
+        c.on_event(&Event::PrioMask {
+            t: 1,
+            s: 0,
+            level: 2,
+        });
+        assert!(ordered(&mut c, h, 1));
+        // Without lock edges, none of this.
+        let mut c = Clocks::new(Edges::Relaxed);
+        c.on_event(&enter(0, 2));
+        let h = c.epoch(0x80);
+        c.on_event(&Event::IrqExit { t: 0x80 });
+        c.on_event(&Event::CsEnter { t: 1 });
+        c.on_event(&enter(2, 2));
+        assert!(!ordered(&mut c, h, 1));
+        assert!(!ordered(&mut c, h, 0x82));
     }
 }

@@ -3,6 +3,11 @@
 
 use jostle_kernel::event::Event;
 
+/// The context id of source `i`'s handler.
+pub fn h(i: u8) -> u8 {
+    jostle_kernel::event::IRQ_CONTEXT + i
+}
+
 /// Builds a trace event by event. Lock `l` has class `l` unless given.
 #[derive(Default)]
 pub struct Trace {
@@ -61,6 +66,45 @@ impl Trace {
     }
     pub fn end_frame(&mut self, t: u8, s: u32) -> &mut Self {
         self.push(Event::FrameExit { t, s })
+    }
+    pub fn cs(&mut self, t: u8) -> &mut Self {
+        self.push(Event::CsEnter { t })
+    }
+    pub fn end_cs(&mut self, t: u8) -> &mut Self {
+        self.push(Event::CsExit { t })
+    }
+    pub fn load(&mut self, t: u8, s: u32, a: u32, o: u8) -> &mut Self {
+        self.push(Event::AtomicLoad { t, s, a, o })
+    }
+    pub fn store(&mut self, t: u8, s: u32, a: u32, o: u8) -> &mut Self {
+        self.push(Event::AtomicStore { t, s, a, o })
+    }
+    pub fn rmw(&mut self, t: u8, s: u32, a: u32, o: u8) -> &mut Self {
+        self.push(Event::AtomicRmw { t, s, a, o })
+    }
+    pub fn cas_failed(&mut self, t: u8, s: u32, a: u32, o: u8) -> &mut Self {
+        self.push(Event::CasFailed { t, s, a, o })
+    }
+    /// Handler of source `i` (context `h(i)`), priority `p`, preempting `by`, begins.
+    pub fn irq(&mut self, i: u8, p: u8, by: u8) -> &mut Self {
+        self.push(Event::IrqEnter { t: h(i), i, p, by })
+    }
+    pub fn end_irq(&mut self, i: u8) -> &mut Self {
+        self.push(Event::IrqExit { t: h(i) })
+    }
+    pub fn request(&mut self, t: u8, s: u32, i: u8) -> &mut Self {
+        self.push(Event::IrqRequest { t, s, i })
+    }
+    /// `IrqMask { on: 1 }`: disables source `i` (0xFF: all).
+    pub fn mask(&mut self, t: u8, s: u32, i: u8) -> &mut Self {
+        self.push(Event::IrqMask { t, s, i, on: 1 })
+    }
+    /// `IrqMask { on: 0 }`: enables source `i` (0xFF: all).
+    pub fn unmask(&mut self, t: u8, s: u32, i: u8) -> &mut Self {
+        self.push(Event::IrqMask { t, s, i, on: 0 })
+    }
+    pub fn prio(&mut self, t: u8, s: u32, level: u8) -> &mut Self {
+        self.push(Event::PrioMask { t, s, level })
     }
     /// Main task 0 starts and spawns tasks 1..=n (each starts right away).
     pub fn main_spawning(n: u8) -> Self {

@@ -78,41 +78,22 @@ pub(crate) enum Trace {
     Results,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-pub(crate) enum StrategyArg {
-    /// Uniform among enabled tasks.
-    Random,
-    /// RaceFuzzer: make a predicted race real.
-    Race,
-    /// AtomFuzzer: make an atomicity violation real.
-    Atom,
-    /// DeadlockFuzzer: close a predicted lock cycle.
-    Deadlock,
-    /// DrFinder: reverse lock hand-offs along may-trigger relations.
-    Drfinder,
-    /// PCT (probabilistic concurrency testing): random priorities and change points.
-    Pct,
-}
-
-impl StrategyArg {
-    pub(crate) fn id(self) -> StrategyId {
-        match self {
-            StrategyArg::Random => StrategyId::Random,
-            StrategyArg::Race => StrategyId::Race,
-            StrategyArg::Atom => StrategyId::Atom,
-            StrategyArg::Deadlock => StrategyId::Deadlock,
-            StrategyArg::Drfinder => StrategyId::DrFinder,
-            StrategyArg::Pct => StrategyId::Pct,
-        }
-    }
+/// `--strategy`: a name from the kernel's strategy registry, with its help.
+pub(crate) fn strategy_parser() -> impl clap::builder::TypedValueParser<Value = StrategyId> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = StrategyId::ALL
+        .iter()
+        .map(|s| PossibleValue::new(s.name()).help(s.help().trim()));
+    PossibleValuesParser::new(values)
+        .map(|name| StrategyId::from_name(&name).expect("clap only passes the registry's names"))
 }
 
 /// How an active run is steered.
 #[derive(Args, Clone)]
 pub(crate) struct StrategyArgs {
     /// The scheduling strategy.
-    #[arg(long, value_enum, default_value = "random")]
-    pub(crate) strategy: StrategyArg,
+    #[arg(long, default_value = "random", value_parser = strategy_parser())]
+    pub(crate) strategy: StrategyId,
     /// What to aim at: a candidate id from the prediction file, or sites
     /// `file.rs:LINE:COL,file.rs:LINE:COL`.
     #[arg(long)]

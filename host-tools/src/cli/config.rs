@@ -1,12 +1,11 @@
 //! `jostle config`: the configuration block of one run, written to a file.
 
-use crate::cli::args::{
-    FirmwareArgs, StrategyArg, StrategyArgs, Trace, base_config, resolve_firmware,
-};
+use crate::cli::args::{FirmwareArgs, StrategyArgs, Trace, base_config, resolve_firmware};
 use crate::cli::steer::{steer, steer_untargeted};
 use clap::Args;
 use jostle_host_tools::JostleError;
 use jostle_host_tools::transport::Runner;
+use jostle_kernel::config::StrategyId;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -47,12 +46,12 @@ pub(crate) fn write_config(args: ConfigArgs) -> Result<u8, JostleError> {
     } else if args.steer.target.is_some()
         || matches!(
             args.steer.strategy,
-            StrategyArg::Race | StrategyArg::Deadlock | StrategyArg::Drfinder
+            StrategyId::Race | StrategyId::Deadlock | StrategyId::DrFinder | StrategyId::Avio
         )
-        || (matches!(args.steer.strategy, StrategyArg::Pct) && args.steer.pct_steps == 0)
+        || (args.steer.strategy == StrategyId::Pct && args.steer.pct_steps == 0)
     {
         return Err(JostleError::Usage(
-            "--target, --strategy race|deadlock|drfinder and PCT without --pct-steps need the firmware (ELF or -p/--bin)".into(),
+            "--target, --strategy race|deadlock|drfinder|avio and PCT without --pct-steps need the firmware (ELF or -p/--bin)".into(),
         ));
     } else {
         steer_untargeted(&mut config, &args.steer)?;

@@ -37,7 +37,7 @@ pub(crate) fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
     use jostle_host_tools::engine::targeting::{strategy_for, strategy_name};
     let base = args.each.config(TraceLevel::Results)?;
     let runner = args.each.runner(&args.firmware)?;
-    let strategy = args.steer.strategy.id();
+    let strategy = args.steer.strategy;
     // (what the row is about, the steering for it)
     let mut targets: Vec<(String, StrategyArgs)> = Vec::new();
     if let Some(spec) = &args.steer.target {

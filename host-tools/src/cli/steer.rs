@@ -12,7 +12,7 @@ pub(crate) fn steer_untargeted(
     config: &mut Config,
     args: &StrategyArgs,
 ) -> Result<(), JostleError> {
-    let strategy = args.strategy.id();
+    let strategy = args.strategy;
     config.strategy = strategy;
     config.livelock_bound = args.livelock_bound.max(1);
     config.params = match strategy {

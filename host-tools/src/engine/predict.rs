@@ -147,6 +147,8 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
                 jostle_checker::Analysis::AtomicityPattern => "atomic-block",
                 jostle_checker::Analysis::AtomizerHeuristic => "atomizer",
                 jostle_checker::Analysis::Igoodlock => "igoodlock",
+                jostle_checker::Analysis::MixedAtomic => "mixed-atomic",
+                jostle_checker::Analysis::AccessAtomicity => "access-atomicity",
             })
             .collect();
         let tasks: Vec<String> = c.evidence.tasks.iter().map(|t| format!("t{t}")).collect();
@@ -184,6 +186,25 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
                     writeln!(out, "    and again at {}", site(p.reacquire))?;
                 }
             }
+            CandidateKind::AccessAtomicity => {
+                for tr in &c.evidence.triples {
+                    writeln!(
+                        out,
+                        "    t{} at {} then {} ({:?} on {:#010x})",
+                        tr.context,
+                        site(tr.first),
+                        site(tr.second),
+                        tr.kinds,
+                        tr.location
+                    )?;
+                    writeln!(
+                        out,
+                        "    t{} in between at {}",
+                        tr.remote_context,
+                        site(tr.remote)
+                    )?;
+                }
+            }
             CandidateKind::Deadlock => {
                 if let Some(cycle) = c.evidence.cycles.first() {
                     for comp in &cycle.components {
@@ -207,10 +228,11 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
     }
     writeln!(
         out,
-        "{} candidates ({} races, {} atomicity, {} deadlocks), {} may-trigger relations",
+        "{} candidates ({} races, {} atomicity, {} access atomicity, {} deadlocks), {} may-trigger relations",
         prediction.candidates.len(),
         prediction.of_kind(CandidateKind::Race).count(),
         prediction.of_kind(CandidateKind::Atomicity).count(),
+        prediction.of_kind(CandidateKind::AccessAtomicity).count(),
         prediction.of_kind(CandidateKind::Deadlock).count(),
         prediction.relations.len()
     )

@@ -9,6 +9,7 @@ use crate::error::JostleError;
 use crate::trace::space::SiteSpace;
 use jostle_checker::{Candidate, CandidateKind, MayTrigger, Prediction};
 use jostle_kernel::config::{Breakpoint, MAX_BREAKPOINTS, StrategyId};
+use jostle_kernel::event::IRQ_CONTEXT;
 use jostle_kernel::targets::{aux, role};
 
 /// The strategy that confirms candidates of `kind`.
@@ -17,6 +18,7 @@ pub fn strategy_for(kind: CandidateKind) -> StrategyId {
         CandidateKind::Race => StrategyId::Race,
         CandidateKind::Atomicity => StrategyId::Atom,
         CandidateKind::Deadlock => StrategyId::Deadlock,
+        CandidateKind::AccessAtomicity => StrategyId::Avio,
     }
 }
 
@@ -91,6 +93,23 @@ pub fn candidate_breakpoints(
                 .ok_or_else(|| bad_candidate(candidate, "no atomicity pattern"))?;
             add(pattern.block, aux(role::BLOCK, 0))?;
             add(pattern.reacquire, aux(role::REACQUIRE, 0))?;
+        }
+        CandidateKind::AccessAtomicity => {
+            let triple = candidate
+                .evidence
+                .triples
+                .first()
+                .ok_or_else(|| bad_candidate(candidate, "no access triple"))?;
+            add(triple.first, aux(role::FIRST, 0))?;
+            add(triple.second, aux(role::SECOND, 0))?;
+            add(triple.remote, aux(role::REMOTE, 0))?;
+            // A handler holds the remote access: the strategy fires it in the window.
+            if let Some(source) = triple.remote_context.checked_sub(IRQ_CONTEXT) {
+                bps.push(Breakpoint {
+                    site: u32::from(source),
+                    aux: aux(role::FIRE, 0),
+                });
+            }
         }
         CandidateKind::Deadlock => {
             let cycle = candidate
@@ -177,16 +196,9 @@ fn bad_candidate(c: &Candidate, why: &str) -> JostleError {
     JostleError::BadPrediction(format!("candidate {}: {why}", c.id))
 }
 
-/// The CLI name of a strategy.
+/// The CLI name of a strategy (the kernel's registry gives it).
 pub fn strategy_name(s: StrategyId) -> &'static str {
-    match s {
-        StrategyId::Random => "random",
-        StrategyId::Race => "race",
-        StrategyId::Atom => "atom",
-        StrategyId::Deadlock => "deadlock",
-        StrategyId::DrFinder => "drfinder",
-        StrategyId::Pct => "pct",
-    }
+    s.name()
 }
 
 #[cfg(test)]

@@ -157,14 +157,14 @@ pub(crate) fn is_acquire(op: &Op) -> bool {
 /// The registry: one line per strategy gives its configuration-block id, its variant and
 /// its name (the CLI's `--strategy` value and the reports' `strategy` field).
 macro_rules! registry {
-    ($( $(#[$doc:meta])* $id:literal $variant:ident $name:literal => $ty:ty, )*) => {
+    ($( $(#[doc = $doc:literal])* $id:literal $variant:ident $name:literal => $ty:ty, )*) => {
         /// The strategy a configuration block names (its byte is the id).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
         #[repr(u8)]
         pub enum StrategyId {
-            $( $(#[$doc])* $variant = $id, )*
+            $( $(#[doc = $doc])* $variant = $id, )*
         }
 
         impl StrategyId {
@@ -183,6 +183,13 @@ macro_rules! registry {
             pub fn name(self) -> &'static str {
                 match self {
                     $( StrategyId::$variant => $name, )*
+                }
+            }
+
+            /// One line of help (the registry line's doc).
+            pub fn help(self) -> &'static str {
+                match self {
+                    $( StrategyId::$variant => concat!($($doc),*), )*
                 }
             }
 
