@@ -51,8 +51,40 @@ enum Command {
     FlashConfig(FlashConfigArgs),
 }
 
+/// A command line clap refuses: one line, `jostle: error: ...`, exit 2 (help and version
+/// are printed as clap prints them).
+fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        err.exit();
+    }
+    ExitCode::from(one_line_usage(&err.render().to_string()))
+}
+
+/// Prints the first paragraph of clap's message on one line; returns the exit code (2).
+fn one_line_usage(rendered: &str) -> u8 {
+    let first: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let text = first.join(" ");
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    eprintln!("jostle: error: {text}");
+    2
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
     let result = match cli.command {
         Command::Run(args) => cli::run::run(args).map_err(anyhow::Error::from),
         Command::Predict(args) => cli::predict::predict(args).map_err(anyhow::Error::from),
@@ -75,5 +107,39 @@ fn main() -> ExitCode {
             eprintln!("jostle: error: {err:#}");
             ExitCode::from(code)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(args: &[&str]) -> clap::Error {
+        match Cli::try_parse_from(std::iter::once("jostle").chain(args.iter().copied())) {
+            Ok(_) => panic!("{args:?} accepted"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn every_command_refuses_a_timeout_that_is_not_a_positive_number() {
+        for command in ["run", "campaign", "predict", "confirm"] {
+            for t in ["NaN", "inf", "-1", "0"] {
+                let e = refused(&[command, "fw.elf", &format!("--timeout={t}")]);
+                assert_eq!(
+                    e.kind(),
+                    clap::error::ErrorKind::ValueValidation,
+                    "{command} {t}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn usage_errors_are_one_line() {
+        let e = refused(&["run", "--probe"]);
+        let text = e.render().to_string();
+        assert!(text.lines().count() > 1, "clap's own message: {text}");
+        assert_eq!(one_line_usage(&text), 2);
     }
 }

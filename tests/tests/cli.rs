@@ -183,3 +183,23 @@ fn a_bad_command_line_is_a_usage_error() {
     let out = jostle_run(&[], &[]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--timeout NaN` (and inf, negative, 0) once panicked in every command: each refuses it
+/// with one line and exit 2.
+#[test]
+fn a_timeout_that_is_not_a_positive_number_is_refused_by_every_command() {
+    let fw = elf("rf_fig1");
+    let fw = fw.to_str().unwrap();
+    for command in ["run", "campaign", "predict", "confirm", "replay"] {
+        for t in ["NaN", "inf", "-1", "0", "-inf"] {
+            let out = Command::new(jostle())
+                .args([command, fw, &format!("--timeout={t}")])
+                .output()
+                .unwrap();
+            let err = stderr_line(&out);
+            assert_eq!(out.status.code(), Some(2), "{command} --timeout {t}: {err}");
+            assert!(err.contains("--timeout"), "{command} --timeout {t}: {err}");
+            assert!(!err.contains("panicked"), "{command} --timeout {t}: {err}");
+        }
+    }
+}

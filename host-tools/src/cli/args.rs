@@ -128,12 +128,32 @@ pub(crate) struct EachRun {
     /// Most scheduling steps per run.
     #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
     pub(crate) step_limit: u32,
-    /// Wall-clock limit of each run, in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds a run may go without output before it is killed (verdict timeout; on the
+    /// host port, the run's wall-clock limit).
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS")]
     pub(crate) timeout: f64,
     /// Run on the host port instead of QEMU.
     #[arg(long)]
     pub(crate) host: bool,
+}
+
+/// Longest duration a seconds option takes: a year (a `Duration` holds far more, but no
+/// run needs it, and the bound keeps every conversion finite).
+pub(crate) const MAX_SECONDS: f64 = 366.0 * 86_400.0;
+
+/// `--timeout` and the other options in seconds: a number greater than 0 and at most a
+/// year (`NaN`, `inf`, negative numbers and 0 are refused).
+pub(crate) fn seconds(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| "expected a number of seconds".to_owned())?;
+    if !(v > 0.0 && v <= MAX_SECONDS) {
+        return Err(format!(
+            "expected a number of seconds greater than 0 and at most {MAX_SECONDS}"
+        ));
+    }
+    Ok(v)
 }
 
 pub(crate) fn resolve_firmware(fw: &FirmwareArgs, host: bool) -> Result<PathBuf, JostleError> {
@@ -194,5 +214,22 @@ impl EachRun {
     pub(crate) fn runner(&self, firmware: &FirmwareArgs) -> Result<Runner, JostleError> {
         let path = resolve_firmware(firmware, self.host)?;
         Runner::new(path, self.host, self.timeout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_refuse_what_is_not_a_positive_finite_number() {
+        assert_eq!(seconds("2.5"), Ok(2.5));
+        assert_eq!(seconds(" 10 "), Ok(10.0));
+        for bad in [
+            "NaN", "nan", "inf", "-inf", "infinity", "1e400", "-1", "0", "-0", "", "abc", "1s",
+        ] {
+            assert!(seconds(bad).is_err(), "{bad} accepted");
+        }
+        assert!(seconds(&(MAX_SECONDS * 2.0).to_string()).is_err());
     }
 }

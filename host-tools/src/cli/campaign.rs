@@ -49,8 +49,9 @@ pub(crate) struct CampaignArgs {
     /// Most scheduling steps per run.
     #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
     pub(crate) step_limit: u32,
-    /// Wall-clock limit of each run, in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds a run may go without output before it is killed (verdict timeout; on the
+    /// host port, the run's wall-clock limit).
+    #[arg(long, default_value_t = 10.0, value_parser = crate::cli::args::seconds, value_name = "SECS")]
     pub(crate) timeout: f64,
     #[command(flatten)]
     pub(crate) via: Via,

@@ -40,7 +40,7 @@ pub(crate) fn flash_config(args: FlashConfigArgs) -> Result<u8, JostleError> {
     let mut config = base_config(args.seed, args.step_limit, &args.args, args.trace.level())?;
     // Chip first: an unknown name is reported without looking for a probe.
     jostle_host_tools::transport::probe::chip(&args.chip)?;
-    let board = ProbeTransport::load(&args.elf, &args.chip, &args.probe, limit(10.0))?;
+    let board = ProbeTransport::load(&args.elf, &args.chip, &args.probe, limit(10.0)?)?;
     steer(&mut config, &args.steer, &board)?;
     if config.strategy == StrategyId::Pct && config.params[1] == 0 {
         return Err(JostleError::Usage(

@@ -89,7 +89,7 @@ impl Runner {
     /// A runner for the firmware at `path` (`host`: a host-port executable, else an ELF
     /// for QEMU), each run limited to `timeout` seconds.
     pub fn new(path: PathBuf, host: bool, timeout: f64) -> Result<Runner, JostleError> {
-        let timeout = limit(timeout);
+        let timeout = limit(timeout)?;
         Ok(Runner(if host {
             Box::new(hostport::HostTransport { path, timeout })
         } else {
@@ -104,12 +104,10 @@ impl Runner {
         selector: &str,
         timeout: f64,
     ) -> Result<Runner, JostleError> {
+        let timeout = limit(timeout)?;
         let fw = Firmware::load(&path)?;
         Ok(Runner(Box::new(probe::ProbeTransport::open(
-            fw,
-            chip,
-            selector,
-            limit(timeout),
+            fw, chip, selector, timeout,
         )?)))
     }
 }
@@ -122,8 +120,14 @@ impl std::ops::Deref for Runner {
     }
 }
 
-/// A run's wall-clock limit from the command line's seconds (clamped to what a `Duration`
-/// holds).
-pub fn limit(timeout: f64) -> Duration {
-    Duration::from_secs_f64(timeout.clamp(0.001, 1e9))
+/// A run's time limit from the command line's seconds: a number greater than 0 (`NaN`,
+/// infinities, negative numbers and 0 are a usage error, never a panic), at least 1 ms and
+/// at most what a `Duration` holds comfortably.
+pub fn limit(timeout: f64) -> Result<Duration, JostleError> {
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        return Err(JostleError::Usage(format!(
+            "--timeout {timeout}: expected a number of seconds greater than 0"
+        )));
+    }
+    Ok(Duration::from_secs_f64(timeout.clamp(0.001, 1e9)))
 }
