@@ -20,11 +20,15 @@ pub enum JostleError {
     /// The ELF carries no defmt table (exit 22).
     #[error("{0}: the ELF has no defmt data (was it linked with -Tdefmt.x and does it use defmt?)")]
     NoDefmt(PathBuf),
-    /// The ELF has no configuration block symbol (exit 28).
-    #[error(
-        "{0}: not a Jostle firmware (no JOSTLE_CONFIG symbol; is the board's memory.x linked?)"
-    )]
-    NoConfigSymbol(PathBuf),
+    /// The ELF has no configuration block symbol (exit 28): the board's `memory.x` was not
+    /// linked, often because the linker scripts were not passed.
+    #[error("{path}: not a Jostle firmware (no JOSTLE_CONFIG symbol; {hint})")]
+    NoConfigSymbol {
+        /// The file.
+        path: PathBuf,
+        /// What is missing, as far as the ELF tells (see `trace::elf`).
+        hint: String,
+    },
     /// The event stream stopped in the middle (exit 23).
     #[error("truncated defmt stream: {0}")]
     StreamTruncated(String),
@@ -79,6 +83,26 @@ pub enum JostleError {
         "the board stopped answering the probe for {0} runs in a row (check power and the debug cable)"
     )]
     TargetGone(u32),
+    /// `jostle new` did not write the project (exit 39): the name is not a valid crate name,
+    /// the directory exists and is not empty, or the jostle crate is not where the
+    /// dependency would point.
+    #[error("{0}")]
+    ProjectRefused(String),
+    /// A campaign tested nothing (exit 41): it made no run, or every run hit the step limit
+    /// or the wall-clock limit, so no run reached its end.
+    #[error("{0}")]
+    NothingTested(String),
+    /// The firmware spawned more tasks than its task table holds (exit 19, the verdict's).
+    #[error(
+        "the firmware spawned past its limit of {0} tasks: enable a larger task table (the jostle crate's `tasks-16`, `tasks-32`, `tasks-64` or `tasks-128` feature)"
+    )]
+    TaskLimit(u8),
+    /// A run wrote more than `--max-output` bytes and was killed (exit 42).
+    #[error("{0}")]
+    OutputLimit(String),
+    /// `jostle` was stopped (Ctrl-C, SIGTERM, SIGHUP) before the work was done (exit 130).
+    #[error("stopped by a signal")]
+    Interrupted,
     /// A command-line value is invalid (exit 2).
     #[error("{0}")]
     Usage(String),
@@ -91,7 +115,7 @@ impl JostleError {
             JostleError::QemuMissing(_) => 20,
             JostleError::NotElf { .. } => 21,
             JostleError::NoDefmt(_) => 22,
-            JostleError::NoConfigSymbol(_) => 28,
+            JostleError::NoConfigSymbol { .. } => 28,
             JostleError::StreamTruncated(_) => 23,
             JostleError::StreamCorrupt(_) => 24,
             JostleError::BuildFailed(_) => 25,
@@ -107,6 +131,11 @@ impl JostleError {
             JostleError::FlashFailed(_) => 36,
             JostleError::RttNotFound(_) => 37,
             JostleError::TargetGone(_) => 38,
+            JostleError::ProjectRefused(_) => 39,
+            JostleError::NothingTested(_) => 41,
+            JostleError::TaskLimit(_) => 19,
+            JostleError::OutputLimit(_) => 42,
+            JostleError::Interrupted => 130,
             JostleError::Usage(_) => 2,
         }
     }

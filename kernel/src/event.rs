@@ -324,8 +324,8 @@ events! {
     /// Every enabled task was postponed: task `t` was released and runs (thrashing).
     Thrash [Sync] "thrash" "J thrash t={=u8}" { t: u8 },
     /// Task `t` stayed postponed for the livelock bound of `steps` scheduling steps and was
-    /// released.
-    LivelockRelease [Sync] "livelock-release" "J livelock t={=u8} steps={=u32}" { t: u8, steps: u32 },
+    /// released (results level: the host reports it as a suspected starvation).
+    LivelockRelease [Results] "livelock-release" "J livelock t={=u8} steps={=u32}" { t: u8, steps: u32 },
     /// A real race on location `a`: task `t` at site `s` and task `t2` at site `s2` were both
     /// about to access it (one writes); `t` went first.
     RealRace [Results] "REAL RACE" "J race t={=u8} s={=u32} t2={=u8} s2={=u32} a={=u32}" { t: u8, s: u32, t2: u8, s2: u32, a: u32 },

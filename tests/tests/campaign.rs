@@ -42,6 +42,16 @@ fn bugs(r: &Value) -> &Vec<Value> {
     r["bugs"].as_array().expect("bugs")
 }
 
+/// The report's failures proper (not the suspected livelocks).
+fn failures(r: &Value) -> Vec<&Value> {
+    r["failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .filter(|f| f["class"] == "failure")
+        .collect()
+}
+
 /// The line of `example`'s source whose comment is `// marker` (the paper's statement
 /// numbers), as `file:line` without the column.
 fn statement(example: &str, marker: &str) -> String {
@@ -165,29 +175,46 @@ fn every_example_gives_exactly_its_known_bugs_and_each_replays() {
             .iter()
             .map(|(k, s, _)| (k.to_string(), s.to_string()))
             .collect();
-        let harmful = want.iter().any(|(_, st)| st == "harmful");
+        let harmful = want.iter().filter(|(_, st)| st == "harmful").count();
+        // Every failing run is a finding: a harmful bug's runs failed, so it has failures;
+        // a program without a harmful bug has none.
+        let failures = failures(&r);
+        assert_eq!(failures.is_empty(), harmful == 0, "{example}: {r:#}");
         assert_eq!(
             out.status.code(),
-            Some(if harmful { 40 } else { 0 }),
+            Some(if harmful > 0 { 40 } else { 0 }),
             "{example}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
         let doc = roxmltree::Document::parse(&junit).expect("JUnit XML");
-        let failures = doc
+        let failing_cases = doc
             .descendants()
             .filter(|n| n.tag_name().name() == "failure")
             .count();
-        assert_eq!(failures, usize::from(harmful), "{example}");
+        assert_eq!(failing_cases, harmful + failures.len(), "{example}");
         let confirmed: Vec<&Value> = bugs(&r)
             .iter()
             .filter(|b| b["confirmed"].as_u64().unwrap() > 0)
             .collect();
         assert_eq!(
             html_timelines(&dir.path().join("jostle-report")),
-            confirmed.len(),
-            "{example}: one timeline per confirmed bug"
+            confirmed.len() + failures.len(),
+            "{example}: one timeline per confirmed bug and per failure"
         );
+        for f in &failures {
+            let id = f["id"].as_str().unwrap();
+            let out = replay_bug(dir.path(), &elf, id);
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                text.contains(&format!(
+                    "reproduced: {} {id}",
+                    f["verdict"].as_str().unwrap()
+                )),
+                "{example} failure {id}: {text}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
         for bug in confirmed {
             let id = bug["id"].as_str().unwrap();
             let out = replay_bug(dir.path(), &elf, id);
@@ -202,6 +229,105 @@ fn every_example_gives_exactly_its_known_bugs_and_each_replays() {
             );
             assert!(text.contains(">>"), "the bug is marked in the interleaving");
         }
+    }
+}
+
+#[test]
+fn an_order_violation_no_analysis_predicts_is_a_finding_that_fails_the_campaign() {
+    // Three correctly locked sections; the assertion fails unless `start` runs last.
+    let dir = tempfile::tempdir().unwrap();
+    let elf = elf("order_violation");
+    let out = jostle_in(
+        dir.path(),
+        &[
+            "campaign",
+            elf.to_str().unwrap(),
+            "--phase1-runs",
+            "12",
+            "--junit",
+            "junit.xml",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(40), "{stdout}");
+    let r = report(&dir.path().join("jostle-report"));
+    assert!(bugs(&r).is_empty(), "nothing is predicted: {r:#}");
+    let failures = failures(&r);
+    assert_eq!(failures.len(), 1, "one signature: {r:#}");
+    let f = failures[0];
+    assert_eq!(f["verdict"], "panic");
+    let site = format!(
+        "examples/src/bin/order_violation.rs:{}:",
+        line_of("examples/src/bin/order_violation.rs", "assert_eq!(*d, 3")
+    );
+    assert!(f["site"].as_str().unwrap().starts_with(&site), "{f:#}");
+    // The numbers differ between runs (left: 0, 1 or 2); the signature masks them.
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("started before configuration and calibration left: N right: N"),
+        "{f:#}"
+    );
+    let count = f["count"].as_u64().unwrap();
+    assert!(count >= 2 && count < 12, "{f:#}");
+    assert_eq!(f["phase1"].as_u64(), Some(count));
+    assert_eq!(r["runs"]["phase1_verdicts"]["panic"].as_u64(), Some(count));
+    assert!(f["during"].as_object().unwrap().is_empty());
+    assert!(stdout.contains("failures 1"), "{stdout}");
+    assert!(stdout.contains("relation: none (Phase I)"), "{stdout}");
+    // JUnit: the failure is a failing test case.
+    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&junit).expect("JUnit XML");
+    let failing: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "failure")
+        .collect();
+    assert_eq!(failing.len(), 1, "{junit}");
+    assert!(
+        failing[0]
+            .attribute("message")
+            .unwrap()
+            .contains("started before configuration"),
+        "{junit}"
+    );
+    // The HTML shows its timeline; the replay reproduces it, interleaving and all.
+    assert_eq!(html_timelines(&dir.path().join("jostle-report")), 1);
+    assert!(f["first"]["schedule"].as_str().is_some(), "{f:#}");
+    let id = f["id"].as_str().unwrap();
+    let out = replay_bug(dir.path(), &elf, id);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("reproduced: panic {id}")), "{text}");
+    assert_eq!(
+        out.status.code(),
+        Some(11),
+        "the replay exits with the panic's code"
+    );
+}
+
+#[test]
+fn a_campaign_that_tests_nothing_is_not_green() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = elf("correct_counter");
+    let fw = elf.to_str().unwrap();
+    // Every run stops at the step limit: no run reached its end.
+    let out = jostle_in(dir.path(), &["campaign", fw, "--step-limit", "3"]);
+    assert_eq!(
+        out.status.code(),
+        Some(41),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no run reached its end"), "{err}");
+    let r = report(&dir.path().join("jostle-report"));
+    assert_eq!(r["failures"][0]["verdict"], "step_limit", "{r:#}");
+    assert_eq!(r["failures"][0]["class"], "suspected", "{r:#}");
+    for args in [["--phase1-runs", "0"], ["--budget", "0"]] {
+        let out = jostle_in(dir.path(), &[&["campaign", fw][..], &args[..]].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
     }
 }
 

@@ -116,6 +116,16 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         Some(b) => parse_budget(b)?,
         None => Budget::Unlimited,
     };
+    if budget == Budget::Runs(0) {
+        return Err(JostleError::Usage(
+            "--budget 0: a campaign of no runs tests nothing".into(),
+        ));
+    }
+    if args.phase1_runs == 0 {
+        return Err(JostleError::Usage(
+            "--phase1-runs 0: Phase I is what predicts the candidates and shows the first failures; give at least 1".into(),
+        ));
+    }
     let shard = match &args.shard {
         Some(s) => parse_shard(s)?,
         None => (0, 1),
@@ -164,7 +174,7 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     result?;
     Ok(if stop.load(Ordering::SeqCst) {
         EXIT_INTERRUPTED
-    } else if report.any_harmful() {
+    } else if report.any_failure() {
         EXIT_HARMFUL
     } else {
         0

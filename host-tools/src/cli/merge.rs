@@ -42,7 +42,7 @@ pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
         write_atomic(junit, merged.junit().as_bytes())?;
     }
     print_report(&merged, args.json)?;
-    Ok(if merged.any_harmful() {
+    Ok(if merged.any_failure() {
         EXIT_HARMFUL
     } else {
         0

@@ -16,7 +16,7 @@ pub(crate) struct ReplayArgs {
     /// The campaign's report directory (or report.json).
     #[arg(long, requires = "bug")]
     pub(crate) report: Option<PathBuf>,
-    /// The bug id (from the report).
+    /// The id of a bug or a failure (from the report).
     #[arg(long, requires = "report")]
     pub(crate) bug: Option<String>,
     /// Without --report: the run's seed.
@@ -38,14 +38,14 @@ pub(crate) struct ReplayArgs {
 }
 
 pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
-    use jostle_host_tools::engine::replay::{check_reproduced, config_for, find_bug};
+    use jostle_host_tools::engine::replay::{check_reproduced, config_for, find_finding};
     use jostle_host_tools::output::replay_print::print_around;
     let path = args.via.firmware(&args.firmware)?;
     let runner = args.via.runner(path, args.timeout)?;
     let (config, recorded) = match (&args.report, &args.bug) {
         (Some(dir), Some(id)) => {
             let report = jostle_host_tools::output::report::Report::read(dir)?;
-            let (bug, r) = find_bug(&report, id)?;
+            let (bug, r) = find_finding(&report, id)?;
             let config = config_for(&report, r, &*runner)?;
             let same_image = jostle_host_tools::engine::predict::fingerprint(runner.path())
                 .is_ok_and(|f| f == report.firmware.fingerprint);
@@ -74,7 +74,13 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
     }
     if let Some((bug, r, same_image)) = recorded {
         check_reproduced(&bug, &r, &outcome, same_image)?;
-        let _ = writeln!(out, "reproduced: {} {} (seed {})", bug.kind, bug.id, r.seed);
+        let _ = writeln!(
+            out,
+            "reproduced: {} {} (seed {})",
+            bug.kind(),
+            bug.id(),
+            r.seed
+        );
     }
     Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
 }

@@ -4,19 +4,51 @@
 
 use crate::engine::campaign::replay_config;
 use crate::error::JostleError;
-use crate::output::report::{Bug, Replay, Report};
+use crate::output::report::{Bug, Failure, Replay, Report};
 use crate::trace::run::RunOutcome;
 use crate::transport::Transport;
 use jostle_kernel::{Config, TraceLevel};
 
-/// The bug `id` of `report` and the run to replay (its first harmful run, else its first
-/// confirming one).
-pub fn find_bug<'r>(report: &'r Report, id: &str) -> Result<(&'r Bug, &'r Replay), JostleError> {
-    let bug = report
-        .bugs
-        .iter()
-        .find(|b| b.id == id)
-        .ok_or_else(|| JostleError::BadReport(format!("no bug {id} in the report")))?;
+/// What a report names by an id: a predicted bug or a failure's signature.
+#[derive(Clone, Debug)]
+pub enum Finding {
+    /// A candidate bug.
+    Bug(Bug),
+    /// Runs that failed (or starved) with one signature.
+    Failure(Failure),
+}
+
+impl Finding {
+    /// `race`, `atomicity`, ... for a bug; the verdict (`panic`, ...) for a failure.
+    pub fn kind(&self) -> &str {
+        match self {
+            Finding::Bug(b) => &b.kind,
+            Finding::Failure(f) => &f.verdict,
+        }
+    }
+
+    /// Its id in the report.
+    pub fn id(&self) -> &str {
+        match self {
+            Finding::Bug(b) => &b.id,
+            Finding::Failure(f) => &f.id,
+        }
+    }
+}
+
+/// The bug or failure `id` of `report` and the run to replay (a bug's first harmful run,
+/// else its first confirming one; a failure's first run).
+pub fn find_finding<'r>(
+    report: &'r Report,
+    id: &str,
+) -> Result<(Finding, &'r Replay), JostleError> {
+    if let Some(f) = report.failures.iter().find(|f| f.id == id) {
+        return Ok((Finding::Failure(f.clone()), &f.first));
+    }
+    let bug =
+        report.bugs.iter().find(|b| b.id == id).ok_or_else(|| {
+            JostleError::BadReport(format!("no bug or failure {id} in the report"))
+        })?;
     let replay = bug
         .first_harmful
         .as_ref()
@@ -26,7 +58,7 @@ pub fn find_bug<'r>(report: &'r Report, id: &str) -> Result<(&'r Bug, &'r Replay
                 "bug {id} was never confirmed: there is no run to replay"
             ))
         })?;
-    Ok((bug, replay))
+    Ok((Finding::Bug(bug.clone()), replay))
 }
 
 /// The full-trace configuration that replays `r` on `transport`'s image: site ids as recorded
@@ -45,9 +77,9 @@ pub fn config_for(
     let space = transport.space();
     let resolve = |location: &str| space.ids(location);
     let config = if same {
-        replay_config(r, &base, None)
+        replay_config(r, &base, None)?
     } else {
-        replay_config(r, &base, Some(&resolve))
+        replay_config(r, &base, Some(&resolve))?
     };
     Ok(Config {
         trace: TraceLevel::Full,
@@ -55,10 +87,11 @@ pub fn config_for(
     })
 }
 
-/// Checks that `outcome` reproduces the recorded run `r` of `bug`: confirmed again, the same
-/// verdict, and, on the campaign's own image (`same_image`), the same interleaving.
+/// Checks that `outcome` reproduces the recorded run `r` of `finding`: a bug confirmed
+/// again, a failure with the same signature; the same verdict; and, on the campaign's own
+/// image (`same_image`), the same interleaving.
 pub fn check_reproduced(
-    bug: &Bug,
+    finding: &Finding,
     r: &Replay,
     outcome: &RunOutcome,
     same_image: bool,
@@ -67,22 +100,26 @@ pub fn check_reproduced(
         .outcome
         .map_or("none", crate::trace::run::Outcome::name)
         .to_owned();
-    if !outcome.confirmed() || verdict != r.verdict {
+    let (kind, id) = (finding.kind(), finding.id());
+    let (again, what) = match finding {
+        Finding::Bug(_) => (outcome.confirmed(), "confirmed"),
+        Finding::Failure(f) => (
+            crate::trace::failure::signature(outcome).is_some_and(|s| s.id() == f.id),
+            "the same failure",
+        ),
+    };
+    if !again || verdict != r.verdict {
         return Err(JostleError::NotReproduced(format!(
-            "{} {} (seed {}): the report says confirmed with verdict `{}`; the replay gave confirmed={} verdict `{verdict}`",
-            bug.kind,
-            bug.id,
-            r.seed,
-            r.verdict,
-            outcome.confirmed()
+            "{kind} {id} (seed {}): the report says {what} with verdict `{}`; the replay gave {what}={again} verdict `{verdict}`",
+            r.seed, r.verdict,
         )));
     }
     if let Some(want) = r.schedule.as_ref().filter(|_| same_image) {
         let got = outcome.schedule_digest();
         if &got != want {
             return Err(JostleError::NotReproduced(format!(
-                "{} {} (seed {}): the replay's interleaving differs from the campaign's (schedule {got}, recorded {want})",
-                bug.kind, bug.id, r.seed
+                "{kind} {id} (seed {}): the replay's interleaving differs from the campaign's (schedule {got}, recorded {want})",
+                r.seed
             )));
         }
     }

@@ -4,7 +4,7 @@
 //! operations that make the bug highlighted. The markup is well-formed XML (XHTML), so any
 //! XML parser can check it.
 
-use crate::output::report::{Bug, Mark, Report, xml};
+use crate::output::report::{Bug, Failure, Mark, Report, xml};
 use std::fmt::Write;
 
 const STEP_PX: usize = 30;
@@ -60,11 +60,75 @@ pub fn render(report: &Report) -> String {
         );
     }
     h.push_str("</table>\n");
+    failures_table(&mut h, report);
     for b in report.confirmed() {
         bug_section(&mut h, b);
     }
+    for f in &report.failures {
+        failure_section(&mut h, f);
+    }
     h.push_str("</body>\n</html>\n");
     h
+}
+
+/// Every failing (or starving) run's signature: what, where, how often, first seed, and
+/// how it relates to the candidates.
+fn failures_table(h: &mut String, report: &Report) {
+    if report.failures.is_empty() {
+        h.push_str("<p>No run failed.</p>\n");
+        return;
+    }
+    h.push_str("<h2>Failures</h2>\n<table>\n<tr><th>class</th><th>verdict</th><th>id</th><th>site</th><th>message</th><th>runs</th><th>first seed</th><th>relation</th></tr>\n");
+    for f in &report.failures {
+        let _ = writeln!(
+            h,
+            "<tr class=\"{}\"><td>{}</td><td>{}</td><td><a href=\"#failure-{}\">{}</a></td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{} ({})</td><td>{}</td></tr>",
+            if f.is_failure() { "harmful" } else { "real" },
+            xml(&f.class),
+            xml(&f.verdict),
+            xml(&f.id),
+            xml(&f.id),
+            xml(&f.site),
+            xml(&f.example),
+            f.count,
+            f.first.seed,
+            xml(&f.first.strategy),
+            xml(&f.relation())
+        );
+    }
+    h.push_str("</table>\n");
+}
+
+fn failure_section(h: &mut String, f: &Failure) {
+    let _ = writeln!(
+        h,
+        "<h2 id=\"failure-{}\">{} {} ({})</h2>",
+        xml(&f.id),
+        xml(&f.verdict),
+        xml(&f.id),
+        xml(&f.class)
+    );
+    let _ = writeln!(
+        h,
+        "<p><code>{}</code> {}: {} runs ({} in Phase I); {}</p>",
+        xml(&f.site),
+        xml(&f.example),
+        f.count,
+        f.phase1,
+        xml(&f.relation())
+    );
+    let _ = writeln!(
+        h,
+        "<p>Replay (seed {}, verdict {}): <code>{}</code></p>",
+        f.first.seed,
+        xml(&f.first.verdict),
+        xml(&f.first.command)
+    );
+    if f.timeline.is_empty() {
+        h.push_str("<p>No timeline (a run stopped by a limit is not replayed, or the campaign stopped first).</p>\n");
+    } else {
+        timeline_svg(h, &f.timeline);
+    }
 }
 
 fn bug_section(h: &mut String, b: &Bug) {

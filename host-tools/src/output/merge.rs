@@ -1,6 +1,6 @@
 //! Shard reports (`campaign --shard I/N`) combined into the report of the whole campaign.
 
-use super::report::{Bug, REPORT_SCHEMA, Replay, Report};
+use super::report::{Bug, Failure, REPORT_SCHEMA, Replay, Report};
 use crate::error::JostleError;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,6 +23,7 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
     out.runs.phase1 = first.runs.phase1;
     out.runs.phase1_verdicts = first.runs.phase1_verdicts.clone();
     let mut bugs: BTreeMap<(String, String), Bug> = BTreeMap::new();
+    let mut failures: BTreeMap<String, Failure> = BTreeMap::new();
     let count = first.shards.first().map_or(1, |s| s[1]);
     let mut seen = BTreeSet::new();
     for r in reports {
@@ -62,6 +63,14 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         out.runs.phase2 += r.runs.phase2;
         out.timing.wall_seconds = out.timing.wall_seconds.max(r.timing.wall_seconds);
         out.timing.jobs += r.timing.jobs;
+        for f in &r.failures {
+            match failures.get_mut(&f.id) {
+                None => {
+                    failures.insert(f.id.clone(), f.clone());
+                }
+                Some(m) => merge_failure(m, f),
+            }
+        }
         for b in &r.bugs {
             match bugs.get_mut(&(b.kind.clone(), b.id.clone())) {
                 None => {
@@ -79,6 +88,8 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
     let total = out.runs.phase1 + out.runs.phase2;
     out.timing.runs_per_second = total as f64 / out.timing.wall_seconds.max(1e-9);
     out.bugs = bugs.into_values().collect();
+    out.failures = failures.into_values().collect();
+    out.sort_failures();
     for b in &mut out.bugs {
         b.settle();
         // The timeline of the run the merged bug names (its first harmful, else first
@@ -93,6 +104,24 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
             .unwrap_or_default();
     }
     Ok(out)
+}
+
+/// Adds another shard's runs of one failure signature: Phase I once (every shard makes
+/// it), Phase II runs added; the first run is the earliest in the unsharded order.
+fn merge_failure(into: &mut Failure, other: &Failure) {
+    into.count += other.count - other.phase1;
+    for (c, n) in &other.during {
+        *into.during.entry(c.clone()).or_default() += n;
+    }
+    for (c, n) in &other.after_confirming {
+        *into.after_confirming.entry(c.clone()).or_default() += n;
+    }
+    if other.order < into.order {
+        into.order = other.order;
+        into.first = other.first.clone();
+        into.example.clone_from(&other.example);
+        into.timeline.clone_from(&other.timeline);
+    }
 }
 
 fn merge_bug(into: &mut Bug, other: &Bug) {

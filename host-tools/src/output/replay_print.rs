@@ -1,14 +1,15 @@
 //! The steps of a replayed run around its bug, each operation with its source line.
 
 use crate::output::run_print::describe;
+use crate::trace::failure::failure_event;
 use crate::trace::run::{RunOutcome, is_step};
 use jostle_kernel::Event;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Prints the steps within `context` steps of the first finding (the whole run when there
-/// is none), each with its source line when the file can be read, then the verdict.
+/// Prints the steps within `context` steps of the first finding or the failure (the whole
+/// run when there is neither), each with its source line when the file can be read, then the verdict.
 pub fn print_around(
     outcome: &RunOutcome,
     context: usize,
@@ -23,7 +24,12 @@ pub fn print_around(
         }
         step_of.push(step);
     }
-    let (from, to) = match events.iter().position(|e| outcome.is_targeted_finding(e)) {
+    // Around the targeted finding, else around the failure (panic, deadlock, fault).
+    let found = events
+        .iter()
+        .position(|e| outcome.is_targeted_finding(e))
+        .or_else(|| crate::trace::failure::signature(outcome).and(failure_event(events)));
+    let (from, to) = match found {
         Some(i) => (
             step_of[i].saturating_sub(context),
             step_of[i].saturating_add(context),
@@ -36,11 +42,11 @@ pub fn print_around(
         "{:>5}  {:<4}  {:<34}  site",
         "step", "task", "operation"
     )?;
-    for (e, &s) in events.iter().zip(&step_of) {
+    for (i, (e, &s)) in events.iter().zip(&step_of).enumerate() {
         if s < from || s > to || matches!(e, Event::RunStart { .. } | Event::RunEnd { .. }) {
             continue;
         }
-        let marker = if outcome.is_targeted_finding(e) {
+        let marker = if outcome.is_targeted_finding(e) || Some(i) == found {
             ">>"
         } else {
             "  "

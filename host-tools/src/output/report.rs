@@ -13,7 +13,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Version of the `report.json` schema.
-pub const REPORT_SCHEMA: u32 = 1;
+pub const REPORT_SCHEMA: u32 = 2;
 
 /// A campaign's report.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -33,6 +33,9 @@ pub struct Report {
     pub runs: RunCounts,
     /// Every candidate predicted, confirmed or not, sorted by (kind, id).
     pub bugs: Vec<Bug>,
+    /// Every run that failed (or is suspected of a livelock), whatever found it, grouped by
+    /// signature; sorted by class (failures first), then first occurrence.
+    pub failures: Vec<Failure>,
     /// Wall-clock figures (the only part that differs between equal campaigns).
     pub timing: Timing,
 }
@@ -125,6 +128,62 @@ pub struct Bug {
     /// Why Phase II could not target it (e.g. more breakpoints than a block holds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+}
+
+/// Runs of any phase that failed with one signature (see `trace::failure`): a finding
+/// whether or not an analysis predicted it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The signature's id (16 hex digits).
+    pub id: String,
+    /// `failure` (a bug) or `suspected` (livelock or starvation).
+    pub class: String,
+    /// `panic`, `deadlock`, `stack_overflow`, `hard_fault`, `handler_blocked`; or
+    /// `step_limit`, `timeout`, `livelock_release`.
+    pub verdict: String,
+    /// Where (`file:line:col`; the blocked sites of a deadlock; a fault's pc).
+    pub site: String,
+    /// The message with numbers masked.
+    pub message: String,
+    /// The message as the first run had it.
+    pub example: String,
+    /// Runs with this signature.
+    pub count: u64,
+    /// Of them, Phase I runs (every shard makes Phase I: merged once).
+    pub phase1: u64,
+    /// Runs per candidate whose Phase II runs showed it (`candidate id` -> runs).
+    pub during: BTreeMap<String, u64>,
+    /// Runs per candidate whose confirmation it followed (that candidate is harmful).
+    pub after_confirming: BTreeMap<String, u64>,
+    /// The first run that showed it (replay it with `first.command`).
+    pub first: Replay,
+    /// Orders first runs across shards: (wave, candidate's place in it, run index).
+    pub order: [u64; 3],
+    /// The interleaving before the failure (full-trace replay of `first`).
+    pub timeline: Vec<Mark>,
+}
+
+impl Failure {
+    /// Is it a failure (not a suspected livelock)?
+    pub fn is_failure(&self) -> bool {
+        self.class == "failure"
+    }
+
+    /// How it relates to the candidates, in words.
+    pub fn relation(&self) -> String {
+        if !self.after_confirming.is_empty() {
+            let ids: Vec<&str> = self.after_confirming.keys().map(String::as_str).collect();
+            format!("followed the confirmation of {}", ids.join(", "))
+        } else if self.during.is_empty() {
+            "none (Phase I)".into()
+        } else {
+            let ids: Vec<&str> = self.during.keys().map(String::as_str).collect();
+            format!(
+                "none (in the runs of {}, which it did not follow)",
+                ids.join(", ")
+            )
+        }
+    }
 }
 
 /// The runs of one strategy against one bug.
@@ -257,6 +316,60 @@ impl Report {
                 r.command = replay_command(&self.firmware.command, dir, &b.id);
             }
         }
+        for f in &mut self.failures {
+            f.first.command = replay_command(&self.firmware.command, dir, &f.id);
+        }
+    }
+
+    /// The failures proper (not the suspected livelocks).
+    pub fn failed(&self) -> impl Iterator<Item = &Failure> {
+        self.failures.iter().filter(|f| f.is_failure())
+    }
+
+    /// Did any run fail, or any bug prove harmful (the exit code says so)?
+    pub fn any_failure(&self) -> bool {
+        self.any_harmful() || self.failed().next().is_some()
+    }
+
+    /// Refuses a campaign that tested nothing: no run, or no run that reached its end
+    /// (every one stopped by the step limit or the wall clock). A failure found is a
+    /// result, whatever the other runs did.
+    pub fn tested(&self) -> Result<(), JostleError> {
+        let runs = self.runs.phase1 + self.runs.phase2;
+        if runs == 0 {
+            return Err(JostleError::NothingTested(
+                "the campaign made no run: nothing was tested (raise --phase1-runs or --budget)"
+                    .into(),
+            ));
+        }
+        let mut unended = [0u64; 2];
+        let verdicts = std::iter::once(&self.runs.phase1_verdicts).chain(
+            self.bugs
+                .iter()
+                .flat_map(|b| b.attempts.iter().map(|a| &a.verdicts)),
+        );
+        for v in verdicts {
+            unended[0] += v.get("step_limit").copied().unwrap_or(0);
+            unended[1] += v.get("timeout").copied().unwrap_or(0);
+        }
+        if unended[0] + unended[1] >= runs && !self.any_failure() {
+            return Err(JostleError::NothingTested(format!(
+                "no run reached its end ({} hit the step limit of {}, {} the wall-clock limit): nothing was tested; raise --step-limit or --timeout, or look for a livelock (replay: {})",
+                unended[0],
+                self.settings.step_limit,
+                unended[1],
+                self.failures
+                    .first()
+                    .map_or("none recorded".into(), |f| f.first.command.clone())
+            )));
+        }
+        Ok(())
+    }
+
+    /// Sorts the failures: failures before suspected, then by first occurrence.
+    pub fn sort_failures(&mut self) {
+        self.failures
+            .sort_by(|a, b| (!a.is_failure(), a.order).cmp(&(!b.is_failure(), b.order)));
     }
 
     /// Confirmed bugs.
@@ -324,30 +437,102 @@ impl Report {
             self.confirmed().count(),
             self.bugs.iter().filter(|b| b.harmful > 0).count(),
         );
+        let failed_runs: u64 = self.failed().map(|f| f.count).sum();
+        let suspected = self.failures.iter().filter(|f| !f.is_failure()).count();
         writeln!(
             out,
-            "predicted {predicted}, real {real}, harmful {harmful}; {} Phase I + {} Phase II runs; stopped: {}",
-            self.runs.phase1, self.runs.phase2, self.stopped
+            "predicted {predicted}, real {real}, harmful {harmful}; failures {} ({failed_runs} runs), suspected livelocks {suspected}; {} Phase I + {} Phase II runs; stopped: {}",
+            self.failed().count(),
+            self.runs.phase1,
+            self.runs.phase2,
+            self.stopped
         )?;
         for b in self.confirmed() {
             if let Some(r) = b.first_harmful.as_ref().or(b.first_confirmed.as_ref()) {
                 writeln!(out, "replay {} {}: {}", b.kind, b.id, r.command)?;
             }
         }
+        self.print_failures(out)
+    }
+
+    /// The failures and suspected livelocks, one paragraph each.
+    pub fn print_failures(&self, out: &mut impl Write) -> std::io::Result<()> {
+        for (heading, failure) in [
+            ("failures (every failing run, predicted or not)", true),
+            ("suspected livelock / starvation", false),
+        ] {
+            let mut some = self.failures.iter().filter(|f| f.is_failure() == failure);
+            let Some(first) = some.next() else { continue };
+            writeln!(out, "{heading}:")?;
+            for f in std::iter::once(first).chain(some) {
+                writeln!(
+                    out,
+                    "  {} {} {} run{}: {}{}",
+                    f.verdict,
+                    f.id,
+                    f.count,
+                    if f.count == 1 { "" } else { "s" },
+                    one_line(&f.example),
+                    if f.site.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at {}", f.site)
+                    }
+                )?;
+                writeln!(
+                    out,
+                    "    first: seed {} ({}); relation: {}",
+                    f.first.seed,
+                    f.first.strategy,
+                    f.relation()
+                )?;
+                writeln!(out, "    replay: {}", f.first.command)?;
+            }
+        }
         Ok(())
     }
 
     /// A JUnit XML document: one test case per candidate, failing when the bug is harmful
-    /// (a confirmed bug the runs survived is reported in its output, not as a failure).
+    /// (a confirmed bug the runs survived is reported in its output, not as a failure), and
+    /// one per failure signature (failing) and suspected livelock (passing, with its output).
     pub fn junit(&self) -> String {
-        let failures = self.bugs.iter().filter(|b| b.harmful > 0).count();
+        let failures = self.bugs.iter().filter(|b| b.harmful > 0).count() + self.failed().count();
         let mut x = String::new();
         x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         x.push_str(&format!(
             "<testsuites><testsuite name=\"jostle {}\" tests=\"{}\" failures=\"{failures}\">\n",
             xml(&self.firmware.fingerprint),
-            self.bugs.len()
+            self.bugs.len() + self.failures.len()
         ));
+        for f in &self.failures {
+            let name = format!("{} {} {}", f.verdict, f.id, f.site);
+            let detail = format!(
+                "{} in {} run{} (first: seed {}, {}); relation: {}\n{}\nreplay: {}",
+                one_line(&f.example),
+                f.count,
+                if f.count == 1 { "" } else { "s" },
+                f.first.seed,
+                f.first.strategy,
+                f.relation(),
+                f.message,
+                f.first.command
+            );
+            x.push_str(&format!(
+                "  <testcase classname=\"jostle.{}\" name=\"{}\">",
+                xml(&f.class),
+                xml(name.trim_end())
+            ));
+            if f.is_failure() {
+                x.push_str(&format!(
+                    "<failure message=\"{}\">{}</failure>",
+                    xml(&format!("{}: {}", f.verdict, one_line(&f.example))),
+                    xml(&detail)
+                ));
+            } else {
+                x.push_str(&format!("<system-out>{}</system-out>", xml(&detail)));
+            }
+            x.push_str("</testcase>\n");
+        }
         for b in &self.bugs {
             let [p, lo, hi] = b.probability;
             let name = format!("{} {} {}", b.kind, b.id, b.sites.join(" "));
@@ -391,6 +576,11 @@ pub fn replay_command(firmware: &str, dir: &Path, id: &str) -> String {
         "jostle replay {firmware} --report {} --bug {id}",
         dir.display()
     )
+}
+
+/// `text` on one line: runs of white space (newlines too) made one space.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Escapes text for XML and HTML.

@@ -1,7 +1,9 @@
 //! Trace decoding: what one run says. `elf` reads the firmware image (defmt table,
 //! configuration address, site resolution), `decode` turns defmt frames or host-port lines
 //! into typed events, `space` maps `file:line:col` to an image's site ids, and `run` is one
-//! decoded run (events, sites, verdict) with the queries the engine asks of it.
+//! decoded run (events, sites, verdict) with the queries the engine asks of it; `failure`
+//! is a failing run's signature (what groups runs into one finding) and `fault` a
+//! HardFault's status registers in words.
 //!
 //! Dependency rule: `trace` uses only `error` (and the kernel and checker crates), never
 //! `transport`, `engine` or `output`: transports call into it to decode what they read, the
@@ -9,5 +11,7 @@
 
 pub mod decode;
 pub mod elf;
+pub mod failure;
+pub mod fault;
 pub mod run;
 pub mod space;

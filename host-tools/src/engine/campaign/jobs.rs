@@ -32,6 +32,8 @@ pub(super) struct Job {
     /// Whether this shard counts the runs (a shard also makes runs it does not count: Phase I
     /// and each candidate's first, full-trace run, so that every shard predicts the same).
     pub(super) tally: bool,
+    /// The candidate's place in its wave's queue (orders first runs across shards).
+    pub(super) place: u64,
 }
 
 /// Consecutive indices grouped into runs of at most [`BATCH`], none crossing a multiple of
@@ -67,6 +69,7 @@ impl Campaign<'_> {
         mut jobs: Vec<Job>,
         progress: &(dyn Fn(&Status) + Sync),
     ) -> Result<(), JostleError> {
+        self.wave += 1;
         self.fit_budget(&mut jobs);
         let total: u64 = jobs.iter().map(|j| u64::from(j.chain)).sum();
         self.planned.fetch_add(total, Ordering::SeqCst);
@@ -95,6 +98,9 @@ impl Campaign<'_> {
                         let e = o.error.take().expect("found");
                         return Err(with_context(e, &o.config));
                     }
+                    if let Some(max) = outcomes.iter().find_map(task_limit) {
+                        return Err(JostleError::TaskLimit(max));
+                    }
                     this.runs_done
                         .fetch_add(outcomes.len() as u64, Ordering::SeqCst);
                     progress(&this.status());
@@ -116,6 +122,9 @@ impl Campaign<'_> {
                         .map_err(|e| with_context(e, &config))?;
                     if let Some(e) = outcome.error.take() {
                         return Err(with_context(e, &config));
+                    }
+                    if let Some(max) = task_limit(&outcome) {
+                        return Err(JostleError::TaskLimit(max));
                     }
                     this.runs_done.fetch_add(1, Ordering::SeqCst);
                     progress(&this.status());
@@ -147,6 +156,15 @@ impl Campaign<'_> {
         self.write()?;
         Ok(())
     }
+}
+
+/// The task table's size, when the run spawned past it (a configuration verdict, never a
+/// finding: the firmware must be built with a larger table).
+fn task_limit(outcome: &crate::trace::run::RunOutcome) -> Option<u8> {
+    outcome.events.iter().find_map(|e| match *e {
+        jostle_kernel::Event::TaskLimit { max, .. } => Some(max),
+        _ => None,
+    })
 }
 
 fn with_context(e: JostleError, config: &Config) -> JostleError {

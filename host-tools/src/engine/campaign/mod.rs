@@ -88,6 +88,8 @@ pub struct Campaign<'r> {
     real_at_first: BTreeSet<usize>,
     phase1_events: u64,
     phase1_seconds: f64,
+    /// Waves of jobs executed so far (orders failures' first runs).
+    wave: u64,
 }
 
 impl<'r> Campaign<'r> {
@@ -143,6 +145,7 @@ impl<'r> Campaign<'r> {
             real_at_first: BTreeSet::new(),
             phase1_events: 0,
             phase1_seconds: 0.0,
+            wave: 0,
         }
     }
 

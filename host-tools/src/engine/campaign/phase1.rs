@@ -30,6 +30,7 @@ impl Campaign<'_> {
                 },
                 chain: n,
                 tally: true,
+                place: 0,
             })
             .collect();
         let phase1 = Instant::now();

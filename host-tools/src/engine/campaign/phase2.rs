@@ -21,7 +21,8 @@ impl Campaign<'_> {
     ) -> Result<Vec<Job>, JostleError> {
         let space = self.transport.space();
         let mut jobs = Vec::new();
-        for (candidate, strategy) in queue {
+        for (place, (candidate, strategy)) in queue.iter().enumerate() {
+            let place = place as u64;
             let bug = self.bug_index(candidate);
             let breakpoints =
                 candidate_breakpoints(candidate, &self.prediction, *strategy, &space, true)
@@ -72,6 +73,7 @@ impl Campaign<'_> {
                         },
                         chain: self.settings.runs_per_candidate,
                         tally: true,
+                        place,
                     });
                 }
                 continue;
@@ -89,6 +91,7 @@ impl Campaign<'_> {
                     },
                     chain: 1,
                     tally: owns_first,
+                    place,
                 });
             }
             let rest: Vec<u64> = indices.into_iter().filter(|i| *i != 0).collect();
@@ -103,6 +106,7 @@ impl Campaign<'_> {
                     },
                     chain: n,
                     tally: true,
+                    place,
                 });
             }
         }

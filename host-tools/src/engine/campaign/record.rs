@@ -6,7 +6,8 @@ use super::Campaign;
 use super::jobs::Job;
 use crate::engine::targeting::strategy_name;
 use crate::error::JostleError;
-use crate::output::report::{Attempt, Bug, Replay, ReplayBreakpoint};
+use crate::output::report::{Attempt, Bug, Failure, Replay, ReplayBreakpoint};
+use crate::trace::failure::signature;
 use crate::trace::run::{Outcome, RunOutcome};
 use jostle_checker::Candidate;
 use jostle_kernel::TraceLevel;
@@ -22,6 +23,7 @@ impl Campaign<'_> {
             self.phase1_events += outcome.events.len() as u64;
             *self.report.runs.phase1_verdicts.entry(verdict).or_default() += 1;
             self.feed(outcome);
+            self.record_failure(job, index, outcome);
             return;
         };
         if outcome.config.trace == TraceLevel::Full {
@@ -34,37 +36,14 @@ impl Campaign<'_> {
             return;
         }
         self.report.runs.phase2 += 1;
+        self.record_failure(job, index, outcome);
         let strategy = strategy_name(outcome.config.strategy).to_owned();
-        let replay = |b: &Bug| Replay {
-            index,
-            seed: outcome.config.seed,
-            strategy: strategy.clone(),
-            params: outcome.config.params,
-            livelock_bound: outcome.config.livelock_bound,
-            step_limit: outcome.config.step_limit,
-            args: outcome.config.args.to_vec(),
-            breakpoints: outcome
-                .config
-                .breakpoints
-                .iter()
-                .map(|bp| ReplayBreakpoint {
-                    location: crate::engine::predict::site_text(&self.prediction, bp.site),
-                    site: bp.site,
-                    aux: bp.aux,
-                })
-                .collect(),
-            verdict: verdict.clone(),
-            schedule: None,
-            command: crate::output::report::replay_command(
-                &self.settings.firmware_command,
-                &self.settings.report_dir,
-                &b.id,
-            ),
-        };
         let (confirmed, harmful) = (outcome.confirmed(), outcome.harmful());
         let b = &self.report.bugs[bug];
-        let first_confirmed = (confirmed && b.first_confirmed.is_none()).then(|| replay(b));
-        let first_harmful = (harmful && b.first_harmful.is_none()).then(|| replay(b));
+        let first_confirmed = (confirmed && b.first_confirmed.is_none())
+            .then(|| self.replay_of(index, outcome, &b.id));
+        let first_harmful =
+            (harmful && b.first_harmful.is_none()).then(|| self.replay_of(index, outcome, &b.id));
         let b = &mut self.report.bugs[bug];
         if b.attempts.last().is_none_or(|a| a.strategy != strategy) {
             b.attempts.push(Attempt {
@@ -88,6 +67,81 @@ impl Campaign<'_> {
             b.first_harmful = first_harmful;
         }
         b.settle();
+    }
+
+    /// Everything needed to replay run `index` (the `index`-th of its kind), named `id` in
+    /// the report's replay command.
+    fn replay_of(&self, index: u64, outcome: &RunOutcome, id: &str) -> Replay {
+        Replay {
+            index,
+            seed: outcome.config.seed,
+            strategy: strategy_name(outcome.config.strategy).to_owned(),
+            params: outcome.config.params,
+            livelock_bound: outcome.config.livelock_bound,
+            step_limit: outcome.config.step_limit,
+            args: outcome.config.args.to_vec(),
+            breakpoints: outcome
+                .config
+                .breakpoints
+                .iter()
+                .map(|bp| ReplayBreakpoint {
+                    location: crate::engine::predict::site_text(&self.prediction, bp.site),
+                    site: bp.site,
+                    aux: bp.aux,
+                })
+                .collect(),
+            verdict: outcome.outcome.map_or("none", Outcome::name).to_owned(),
+            schedule: None,
+            command: crate::output::report::replay_command(
+                &self.settings.firmware_command,
+                &self.settings.report_dir,
+                id,
+            ),
+        }
+    }
+
+    /// Counts a run that failed (or is suspect) into the finding of its signature, whatever
+    /// the phase or strategy and whether or not it confirmed its candidate.
+    fn record_failure(&mut self, job: &Job, index: u64, outcome: &RunOutcome) {
+        let Some(sig) = signature(outcome) else {
+            return;
+        };
+        let id = sig.id();
+        let order = [self.wave, job.place, index];
+        let candidate = job.bug.map(|b| self.report.bugs[b].id.clone());
+        let followed = candidate.clone().filter(|_| outcome.harmful());
+        let at = match self.report.failures.iter().position(|f| f.id == id) {
+            Some(at) => at,
+            None => {
+                let first = self.replay_of(index, outcome, &id);
+                self.report.failures.push(Failure {
+                    id: id.clone(),
+                    class: sig.class.name().to_owned(),
+                    verdict: sig.verdict,
+                    site: sig.site,
+                    message: sig.message,
+                    example: sig.example,
+                    first,
+                    order,
+                    ..Failure::default()
+                });
+                self.report.sort_failures();
+                self.report
+                    .failures
+                    .iter()
+                    .position(|f| f.id == id)
+                    .expect("pushed")
+            }
+        };
+        let f = &mut self.report.failures[at];
+        f.count += 1;
+        match candidate {
+            None => f.phase1 += 1,
+            Some(c) => *f.during.entry(c).or_default() += 1,
+        }
+        if let Some(c) = followed {
+            *f.after_confirming.entry(c).or_default() += 1;
+        }
     }
 
     /// The report's bug of `candidate` (added when new).

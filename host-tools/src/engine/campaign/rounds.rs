@@ -33,7 +33,11 @@ impl Campaign<'_> {
         .into();
         self.finish_timing();
         self.write()?;
-        result
+        result?;
+        if !self.stop.load(Ordering::SeqCst) {
+            self.report.tested()?;
+        }
+        Ok(())
     }
 
     fn rounds(&mut self, progress: &(dyn Fn(&Status) + Sync)) -> Result<(), JostleError> {

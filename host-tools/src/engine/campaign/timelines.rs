@@ -4,9 +4,9 @@
 
 use super::Campaign;
 use crate::engine::pool::run_all;
-use crate::engine::targeting::strategy_name;
 use crate::error::JostleError;
 use crate::output::report::{Mark, Replay};
+use crate::trace::failure::{failure_event, signature};
 use crate::trace::run::{RunOutcome, is_step, operation};
 use jostle_kernel::config::{Breakpoint, StrategyId};
 use jostle_kernel::{Config, Event, TraceLevel};
@@ -24,9 +24,9 @@ impl Campaign<'_> {
             .filter(|(_, b)| b.timeline.is_empty())
             .filter_map(|(i, b)| {
                 let r = b.first_harmful.as_ref().or(b.first_confirmed.as_ref())?;
-                Some((i, replay_config(r, &self.settings.base, None)))
+                Some(replay_config(r, &self.settings.base, None).map(|c| (i, c)))
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let transport = self.transport;
         let results = run_all(
             &todo,
@@ -63,7 +63,56 @@ impl Campaign<'_> {
                 (None, None) => {}
             }
         }
+        self.failure_timelines()?;
         self.write()
+    }
+
+    /// Replays the first run of each failure (and starvation) at full trace: it must fail
+    /// the same way again (a determinism check), and its last steps are the timeline. Runs
+    /// stopped by the step limit or the wall clock are not replayed (their timeline would
+    /// be the whole run, or not deterministic).
+    fn failure_timelines(&mut self) -> Result<(), JostleError> {
+        let mut todo = Vec::new();
+        for (i, f) in self.report.failures.iter().enumerate() {
+            if !f.timeline.is_empty() || f.verdict == "step_limit" || f.verdict == "timeout" {
+                continue;
+            }
+            todo.push((i, replay_config(&f.first, &self.settings.base, None)?));
+        }
+        let transport = self.transport;
+        let results = run_all(
+            &todo,
+            self.settings.jobs,
+            &self.stop,
+            |(_, config)| {
+                transport.run(
+                    Config {
+                        trace: TraceLevel::Full,
+                        ..config.clone()
+                    },
+                    None,
+                )
+            },
+            |_| {},
+        );
+        for ((i, _), r) in todo.iter().zip(results) {
+            let Some(r) = r else { break };
+            let outcome = r?;
+            if let Some(e) = outcome.error {
+                return Err(e);
+            }
+            let f = &mut self.report.failures[*i];
+            let again = signature(&outcome).map(|s| s.id());
+            if again.as_deref() != Some(f.id.as_str()) {
+                return Err(JostleError::NotReproduced(format!(
+                    "{} {}: seed {} ended with it but its full-trace replay did not (nondeterminism)",
+                    f.verdict, f.id, outcome.config.seed
+                )));
+            }
+            f.timeline = failure_timeline(&outcome);
+            f.first.schedule = Some(outcome.schedule_digest());
+        }
+        Ok(())
     }
 }
 
@@ -71,19 +120,19 @@ impl Campaign<'_> {
 pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<Vec<u32>, JostleError>;
 
 /// The configuration of a recorded run. `resolve` maps a breakpoint's `file:line:col` to
-/// the site ids of the image about to run (`None`: the same image, ids as recorded).
-pub fn replay_config(r: &Replay, base: &Config, resolve: Option<Resolve<'_>>) -> Config {
-    let strategy = [
-        StrategyId::Random,
-        StrategyId::Race,
-        StrategyId::Atom,
-        StrategyId::Deadlock,
-        StrategyId::DrFinder,
-        StrategyId::Pct,
-    ]
-    .into_iter()
-    .find(|s| strategy_name(*s) == r.strategy)
-    .unwrap_or(StrategyId::Random);
+/// the site ids of the image about to run (`None`: the same image, ids as recorded). A
+/// strategy this kernel does not know is refused (a report of another version).
+pub fn replay_config(
+    r: &Replay,
+    base: &Config,
+    resolve: Option<Resolve<'_>>,
+) -> Result<Config, JostleError> {
+    let strategy = StrategyId::from_name(&r.strategy).ok_or_else(|| {
+        JostleError::BadReport(format!(
+            "the report's run (seed {}) uses strategy `{}`, which this jostle does not know",
+            r.seed, r.strategy
+        ))
+    })?;
     let mut breakpoints = heapless::Vec::new();
     for bp in &r.breakpoints {
         let ids = match resolve {
@@ -94,7 +143,7 @@ pub fn replay_config(r: &Replay, base: &Config, resolve: Option<Resolve<'_>>) ->
             let _ = breakpoints.push(Breakpoint { site, aux: bp.aux });
         }
     }
-    Config {
+    Ok(Config {
         seed: r.seed,
         strategy,
         params: r.params,
@@ -103,7 +152,57 @@ pub fn replay_config(r: &Replay, base: &Config, resolve: Option<Resolve<'_>>) ->
         args: heapless::Vec::from_slice(&r.args).unwrap_or_default(),
         breakpoints,
         ..base.clone()
+    })
+}
+
+/// The steps before a failure (the panic, the deadlock, the fault) of a full-trace run,
+/// ending with the failure itself, highlighted; a deadlock's blocked tasks each get a mark.
+pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
+    const BEFORE: usize = 40;
+    let events = &outcome.events;
+    let Some(at) = failure_event(events) else {
+        return Vec::new();
+    };
+    let steps: Vec<usize> = (0..at).filter(|&i| is_step(&events[i])).collect();
+    let from = steps.len().saturating_sub(BEFORE);
+    let site = |s: Option<u32>| s.map(|s| outcome.site_text(s)).unwrap_or_default();
+    let mut marks: Vec<Mark> = steps[from..]
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let e = &events[i];
+            Mark {
+                step: (from + k) as u64,
+                task: e.task().unwrap_or(0),
+                op: operation(e).to_owned(),
+                site: site(e.site()),
+                highlight: false,
+            }
+        })
+        .collect();
+    let end = steps.len() as u64;
+    for e in &events[at..] {
+        let (task, op, s) = match *e {
+            Event::TaskPanic { t, s } => (t, "panic", Some(s)),
+            Event::Blocked { t, s, .. } => (t, "blocked", Some(s)),
+            Event::StackOverflow { t, .. } => (t, "stack-overflow", None),
+            Event::HardFault { t, .. } => (t, "hardfault", None),
+            Event::HandlerBlocked { t, s, .. } => (t, "handler-blocked", Some(s)),
+            Event::LivelockRelease { t, .. } => (t, "livelock-release", None),
+            _ => continue,
+        };
+        marks.push(Mark {
+            step: end,
+            task,
+            op: op.into(),
+            site: site(s),
+            highlight: true,
+        });
+        if !matches!(e, Event::Blocked { .. }) {
+            break;
+        }
     }
+    marks
 }
 
 /// The interleaving around the first finding of a full-trace run: the steps before it and
