@@ -263,3 +263,26 @@ fn critical_sections_are_serialised_with_the_tasks() {
         }
     }
 }
+
+#[test]
+fn a_hard_fault_is_named_in_words_with_its_registers() {
+    for (arg, words) in [
+        ("0", "precise data bus error at 0x60000000"),
+        ("1", "undefined instruction"),
+    ] {
+        let out = std::process::Command::new(jostle())
+            .args(["run", elf("hard_fault").to_str().unwrap(), "--arg", arg])
+            .output()
+            .expect("jostle runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(16), "--arg {arg}: {text}");
+        let verdict = text
+            .lines()
+            .find(|l| l.starts_with("verdict: hard_fault"))
+            .unwrap_or_else(|| panic!("--arg {arg}: no verdict line: {text}"));
+        assert!(verdict.contains(&format!("HardFault in task t1: {words} (pc 0x")), "{verdict}");
+        for register in ["lr 0x", "xpsr 0x", "cfsr 0x", "hfsr 0x", "mmfar 0x", "bfar 0x"] {
+            assert!(verdict.contains(register), "{verdict}");
+        }
+    }
+}

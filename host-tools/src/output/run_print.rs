@@ -80,8 +80,36 @@ impl RunOutcome {
                         ": task t{t} overflowed its {size}-byte stack (depth {depth} when caught)"
                     );
                 }
-                Event::HardFault { t, pc, .. } => {
-                    line += &format!(": HardFault in task t{t} at pc {pc:#010x}");
+                Event::HardFault {
+                    t,
+                    pc,
+                    lr,
+                    xpsr,
+                    cfsr,
+                    hfsr,
+                    mmfar,
+                    bfar,
+                } => {
+                    let words = crate::trace::fault::describe(cfsr, hfsr, mmfar, bfar);
+                    line += &format!(
+                        ": HardFault in task t{t}: {} (pc {pc:#010x}, lr {lr:#010x}, xpsr {xpsr:#010x}; cfsr {cfsr:#010x}, hfsr {hfsr:#010x}, mmfar {mmfar:#010x}, bfar {bfar:#010x})",
+                        if words.is_empty() {
+                            "no fault status (ARMv6-M)".to_owned()
+                        } else {
+                            words.join("; ")
+                        }
+                    );
+                }
+                Event::TaskLimit { t, max } => {
+                    line += &format!(
+                        ": task t{t} spawned past the task table's {max} slots (enable the jostle crate's tasks-16/32/64/128 feature)"
+                    );
+                }
+                Event::HandlerBlocked { t, s, .. } => {
+                    line += &format!(
+                        ": the interrupt handler running as t{t} would block at {} (on hardware the system hangs)",
+                        self.site_text(s)
+                    );
                 }
                 _ => {}
             }
