@@ -49,6 +49,8 @@ enum Command {
     /// block of one run: the board replays that run at every power-up, no host needed
     /// (`cargo embed` shows the events).
     FlashConfig(FlashConfigArgs),
+    /// Write a firmware project of its own, ready to build, with a first test program.
+    New(cli::new::NewArgs),
 }
 
 /// A command line clap refuses: one line, `jostle: error: ...`, exit 2 (help and version
@@ -94,6 +96,7 @@ fn main() -> ExitCode {
         Command::Campaign(args) => cli::campaign::campaign(args).map_err(anyhow::Error::from),
         Command::Replay(args) => cli::replay::replay(args).map_err(anyhow::Error::from),
         Command::Merge(args) => cli::merge::merge(args).map_err(anyhow::Error::from),
+        Command::New(args) => cli::new::new(args).map_err(anyhow::Error::from),
         Command::FlashConfig(args) => {
             cli::flash_config::flash_config(args).map_err(anyhow::Error::from)
         }

@@ -9,6 +9,7 @@ pub(crate) mod config;
 pub(crate) mod confirm;
 pub(crate) mod flash_config;
 pub(crate) mod merge;
+pub(crate) mod new;
 pub(crate) mod predict;
 pub(crate) mod replay;
 pub(crate) mod run;

@@ -40,6 +40,28 @@ pub struct Firmware {
     segments: Vec<(u64, Vec<u8>)>,
 }
 
+/// Why an ELF has no `JOSTLE_CONFIG`, as far as its sections tell: the linker scripts
+/// that were not passed (cortex-m-rt's `link.x` makes `.vector_table` and brings the board's
+/// `memory.x`, which defines the symbol; defmt's `defmt.x` merges the `.defmt` section), or
+/// else the board's `memory.x`.
+fn missing_linker_scripts(file: &object::File) -> String {
+    let has = |name: &str| file.section_by_name(name).is_some();
+    let missing: Vec<&str> = [("-Tlink.x", ".vector_table"), ("-Tdefmt.x", ".defmt")]
+        .into_iter()
+        .filter(|(_, section)| !has(section))
+        .map(|(flag, _)| flag)
+        .collect();
+    if missing.is_empty() {
+        return "is the board's memory.x linked?".into();
+    }
+    format!(
+        "it was linked without {}: add to .cargo/config.toml \
+         [target.'cfg(all(target_arch = \"arm\", target_os = \"none\"))'] \
+         rustflags = [\"-C\", \"link-arg=-Tlink.x\", \"-C\", \"link-arg=-Tdefmt.x\", \"-C\", \"link-arg=--nmagic\"]",
+        missing.join(" and ")
+    )
+}
+
 impl Firmware {
     /// Reads and checks a firmware ELF.
     pub fn load(path: &Path) -> Result<Firmware, JostleError> {
@@ -65,7 +87,10 @@ impl Firmware {
             .symbols()
             .find(|s| s.name() == Ok("JOSTLE_CONFIG"))
             .map(|s| s.address() as u32)
-            .ok_or_else(|| JostleError::NoConfigSymbol(path.to_owned()))?;
+            .ok_or_else(|| JostleError::NoConfigSymbol {
+                path: path.to_owned(),
+                hint: missing_linker_scripts(&file),
+            })?;
         let config_flash_addr = file
             .symbols()
             .find(|s| s.name() == Ok("JOSTLE_CONFIG_FLASH"))

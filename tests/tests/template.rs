@@ -1,0 +1,267 @@
+//! `jostle new`: the project it writes builds on its own, outside this workspace, and its
+//! campaign finds the template's bug; a firmware linked without the linker scripts is
+//! refused, at build time by the board's check, and by `jostle run` when that check is
+//! skipped; bad names and non-empty directories are refused with their exit code.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Instant;
+
+/// `jostle new` writes this project (its binary has the same name).
+const NAME: &str = "sensor_fw";
+
+fn jostle(args: &[&str], cwd: &Path) -> Output {
+    Command::new(jostle_bin())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("jostle runs")
+}
+
+fn jostle_bin() -> PathBuf {
+    common::jostle()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `cargo` as a user runs it in the project: the project's rust-toolchain.toml and
+/// .cargo/config.toml decide, not what this test process inherited from the outer cargo.
+fn cargo(project: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new("cargo");
+    cmd.args(args).current_dir(project);
+    for var in [
+        "RUSTUP_TOOLCHAIN",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "CARGO_BUILD_TARGET_DIR",
+        "CARGO_BUILD_RUSTFLAGS",
+        "JOSTLE_SKIP_LINK_CHECK",
+        "DEFMT_LOG",
+    ] {
+        cmd.env_remove(var);
+    }
+    // `cargo run` calls `jostle` by name (the runner line): the one these tests built.
+    let bin_dir = jostle_bin().parent().unwrap().to_owned();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let paths = std::iter::once(bin_dir).chain(std::env::split_paths(&path));
+    cmd.env("PATH", std::env::join_paths(paths).unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("cargo runs")
+}
+
+/// The 1-based line of `needle` in the template's program.
+fn template_line(needle: &str) -> usize {
+    let src = std::fs::read_to_string(workspace().join("templates/firmware/src/main.rs")).unwrap();
+    src.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+/// A temporary directory outside the workspace (so no parent Cargo.toml or
+/// .cargo/config.toml of this checkout applies).
+fn outside() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("jostle-new-")
+        .tempdir_in(std::env::temp_dir())
+        .unwrap();
+    let real = dir.path().canonicalize().unwrap();
+    let ws = workspace().canonicalize().unwrap();
+    assert!(
+        !real.starts_with(&ws),
+        "{} is inside the workspace",
+        real.display()
+    );
+    dir
+}
+
+#[test]
+fn a_new_project_builds_alone_its_campaign_finds_the_bug_and_the_linker_scripts_are_checked() {
+    let started = Instant::now();
+    let tmp = outside();
+    let project = tmp.path().join("sensor-fw");
+    let out = jostle(
+        &["new", NAME, "--path", project.to_str().unwrap()],
+        tmp.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let created = started.elapsed();
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    let jostle_crate = workspace().join("jostle");
+    assert!(
+        manifest.contains(&format!("path = \"{}\"", jostle_crate.display())),
+        "depends on this checkout:\n{manifest}"
+    );
+    assert!(manifest.lines().any(|l| l.trim() == "[workspace]"));
+    let toolchain = std::fs::read_to_string(project.join("rust-toolchain.toml")).unwrap();
+    assert!(toolchain.contains("\"1.95.0\"") && toolchain.contains("thumbv7m-none-eabi"));
+    for file in [
+        "README.md",
+        "src/main.rs",
+        ".cargo/config.toml",
+        ".gitignore",
+    ] {
+        let text = std::fs::read_to_string(project.join(file)).unwrap();
+        assert!(!text.contains("{{"), "{file} keeps a placeholder");
+    }
+
+    // It builds on its own, in its own target directory.
+    let build = cargo(&project, &["build", "--release"], &[]);
+    assert!(build.status.success(), "{}", text(&build));
+    let elf = project.join("target/thumbv7m-none-eabi/release").join(NAME);
+    assert!(elf.is_file(), "{} not built", elf.display());
+    let built = started.elapsed();
+
+    // `cargo run` is a campaign (the runner line), which finds the race and the failure.
+    let run = cargo(
+        &project,
+        &["run", "--release", "--", "--budget", "300", "-j", "2"],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(40), "{}", text(&run));
+    let read = format!("src/main.rs:{}:", template_line("READING.read()"));
+    let write = format!("src/main.rs:{}:", template_line("READING.write("));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains(&read) && stdout.contains(&write),
+        "{}",
+        text(&run)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(project.join("jostle-report/report.json")).unwrap())
+            .unwrap();
+    let bugs = report["bugs"].as_array().expect("bugs");
+    let race = bugs
+        .iter()
+        .find(|b| {
+            b["kind"] == "race"
+                && b["sites"].as_array().is_some_and(|s| {
+                    let s: Vec<&str> = s.iter().filter_map(|s| s.as_str()).collect();
+                    s.iter().any(|s| s.starts_with(&read))
+                        && s.iter().any(|s| s.starts_with(&write))
+                })
+        })
+        .unwrap_or_else(|| panic!("no race between {read} and {write}: {bugs:#?}"));
+    assert!(race["harmful"].as_u64().unwrap() > 0, "{race:#}");
+    assert_eq!(race["status"], "harmful");
+
+    // Its replay command reproduces the failure (the assertion's panic, exit 11).
+    let id = race["id"].as_str().unwrap();
+    let replay = jostle(
+        &[
+            "replay",
+            elf.to_str().unwrap(),
+            "--report",
+            "jostle-report",
+            "--bug",
+            id,
+        ],
+        &project,
+    );
+    assert_eq!(replay.status.code(), Some(11), "{}", text(&replay));
+    let campaigned = started.elapsed();
+
+    // Without the linker scripts: the board's build script refuses, naming both flags.
+    let config = project.join(".cargo/config.toml");
+    let with_flags = std::fs::read_to_string(&config).unwrap();
+    let without: String = with_flags
+        .lines()
+        .filter(|l| !l.starts_with("rustflags"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(without, with_flags);
+    std::fs::write(&config, &without).unwrap();
+    let refused = cargo(&project, &["build", "--release"], &[]);
+    assert!(!refused.status.success(), "{}", text(&refused));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("the firmware would link without -Tlink.x")
+            && stderr.contains("and -Tdefmt.x"),
+        "{}",
+        text(&refused)
+    );
+
+    // With the check skipped it links an ELF without code, which `jostle run` refuses
+    // (exit 28) naming the flags that were missing.
+    let skipped = cargo(
+        &project,
+        &["build", "--release"],
+        &[("JOSTLE_SKIP_LINK_CHECK", "1")],
+    );
+    assert!(skipped.status.success(), "{}", text(&skipped));
+    let out = jostle(&["run", elf.to_str().unwrap()], &project);
+    assert_eq!(out.status.code(), Some(28), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains("linked without -Tlink.x and -Tdefmt.x"),
+        "{stderr}"
+    );
+    eprintln!(
+        "template: jostle new {:.1} s (with building the tools), cargo build {:.1} s, \
+         campaign + replay {:.1} s, link checks {:.1} s",
+        created.as_secs_f64(),
+        (built - created).as_secs_f64(),
+        (campaigned - built).as_secs_f64(),
+        (started.elapsed() - campaigned).as_secs_f64()
+    );
+}
+
+#[test]
+fn bad_names_and_non_empty_directories_are_refused_with_exit_39() {
+    let tmp = outside();
+    for name in ["2fw", "my fw", "fn", "test", "jostle"] {
+        let dir = tmp.path().join("fresh");
+        let out = jostle(&["new", name, "--path", dir.to_str().unwrap()], tmp.path());
+        assert_eq!(out.status.code(), Some(39), "{name}: {}", text(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+        assert!(stderr.contains("not a valid crate name"), "{stderr}");
+        assert!(!dir.exists(), "{name}: nothing is written");
+    }
+
+    let full = tmp.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("keep.txt"), "mine").unwrap();
+    let out = jostle(&["new", "fw", "--path", full.to_str().unwrap()], tmp.path());
+    assert_eq!(out.status.code(), Some(39), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("not empty"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(&full).unwrap().count(),
+        1,
+        "nothing is written"
+    );
+
+    // An empty directory is fine, and so is the default ./NAME; a git dependency on request.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = jostle(
+        &["new", "fw", "--path", empty.to_str().unwrap()],
+        tmp.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(empty.join("src/main.rs").is_file());
+    let url = "https://example.org/jostle.git";
+    let out = jostle(&["new", "fw-git", "--jostle-git", url], tmp.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let manifest = std::fs::read_to_string(tmp.path().join("fw-git/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(&format!("jostle = {{ git = \"{url}\" }}")),
+        "{manifest}"
+    );
+    let out = jostle(&["new", "fw-git", "--jostle-git", url], tmp.path());
+    assert_eq!(out.status.code(), Some(39), "a second time: {}", text(&out));
+}
