@@ -303,3 +303,35 @@ fn drfinder_reverses_the_hand_off_so_the_hidden_race_happens() {
     );
     replays(&fw, &base);
 }
+
+#[test]
+fn confirm_and_run_runs_print_the_failures_they_saw() {
+    let elf = elf("order_violation");
+    let fw = elf.to_str().unwrap();
+    let jostle = |args: &[&str]| {
+        let out = std::process::Command::new(jostle())
+            .args(args)
+            .output()
+            .expect("jostle runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let site = format!(
+        "at examples/src/bin/order_violation.rs:{}:",
+        line_of("examples/src/bin/order_violation.rs", "assert_eq!(*d, 3")
+    );
+    for text in [
+        jostle(&["run", fw, "--runs", "12"]),
+        jostle(&["confirm", fw, "--runs", "12"]),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("failure panic "))
+            .unwrap_or_else(|| panic!("no failure line: {text}"));
+        assert!(
+            line.contains("started before configuration and calibration"),
+            "{line}"
+        );
+        assert!(line.contains(&site), "{line}");
+        assert!(line.contains("(first seed "), "{line}");
+    }
+}

@@ -119,6 +119,13 @@ pub(crate) fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
                 label_prefix(&args.label),
                 tally.line()
             )
+            .and_then(|()| {
+                tally
+                    .failures
+                    .lines()
+                    .iter()
+                    .try_for_each(|l| writeln!(out, "    {l}"))
+            })
         };
         printed.map_err(|e| JostleError::io("writing the output", e))?;
     }

@@ -98,6 +98,10 @@ pub(crate) fn run_several(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut code = 0;
+    let mut seen = jostle_host_tools::trace::failure::Seen::default();
+    for o in &outcomes {
+        seen.count(o);
+    }
     for o in outcomes {
         let line = if json {
             o.summary().to_string()
@@ -111,6 +115,12 @@ pub(crate) fn run_several(
         let c = o.outcome.map_or(23, |v| v.exit_code());
         if code == 0 {
             code = c;
+        }
+    }
+    // The failures beside the per-run lines, grouped (not with --json: one object per run).
+    if !json {
+        for l in seen.lines() {
+            writeln!(out, "{l}").map_err(|e| JostleError::io("writing the output", e))?;
         }
     }
     Ok(code)

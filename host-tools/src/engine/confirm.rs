@@ -29,6 +29,8 @@ pub struct Tally {
     pub first_confirmed_seed: Option<u64>,
     /// Wall-clock runs per second.
     pub runs_per_second: f64,
+    /// The failures the runs showed, by signature (whether or not they confirmed).
+    pub failures: crate::trace::failure::Seen,
 }
 
 impl Tally {
@@ -47,7 +49,7 @@ impl Tally {
         let panics: Vec<String> = self
             .panics
             .iter()
-            .map(|(m, n)| format!("\"{m}\" {n}"))
+            .map(|(m, n)| format!("\"{}\" {n}", crate::output::report::one_line(m)))
             .collect();
         let panics = if panics.is_empty() {
             String::new()
@@ -113,6 +115,7 @@ pub fn tally(
         if outcome.harmful() {
             t.harmful += 1;
         }
+        t.failures.count(&outcome);
         if base.strategy == StrategyId::DrFinder {
             feedback = with_relations_of(&outcome, base);
         }

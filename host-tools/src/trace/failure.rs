@@ -199,6 +199,77 @@ fn suspected(verdict: &str, example: String) -> Option<Signature> {
     })
 }
 
+/// The failures (and suspected livelocks) a series of runs showed, by signature, in the
+/// order first seen: what `jostle confirm` and `jostle run --runs` print beside their
+/// tallies.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Seen {
+    /// One entry per signature.
+    pub signatures: Vec<SeenSignature>,
+}
+
+/// Runs with one signature.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SeenSignature {
+    /// The signature's id.
+    pub id: String,
+    /// `failure` or `suspected`.
+    pub class: &'static str,
+    /// The verdict.
+    pub verdict: String,
+    /// Where.
+    pub site: String,
+    /// The first run's message, on one line.
+    pub message: String,
+    /// Runs.
+    pub runs: u32,
+    /// The first run's seed.
+    pub first_seed: u64,
+}
+
+impl Seen {
+    /// Counts `run` (nothing when it passed).
+    pub fn count(&mut self, run: &RunOutcome) {
+        let Some(sig) = signature(run) else { return };
+        let id = sig.id();
+        match self.signatures.iter_mut().find(|s| s.id == id) {
+            Some(s) => s.runs += 1,
+            None => self.signatures.push(SeenSignature {
+                id,
+                class: sig.class.name(),
+                verdict: sig.verdict,
+                site: sig.site,
+                message: sig.example.split_whitespace().collect::<Vec<_>>().join(" "),
+                runs: 1,
+                first_seed: run.config.seed,
+            }),
+        }
+    }
+
+    /// One line per signature: `failure panic 3 runs (first seed 7): message at site`.
+    pub fn lines(&self) -> Vec<String> {
+        self.signatures
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {} {} run{} (first seed {}): {}{}",
+                    s.class,
+                    s.verdict,
+                    s.runs,
+                    if s.runs == 1 { "" } else { "s" },
+                    s.first_seed,
+                    s.message,
+                    if s.site.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at {}", s.site)
+                    }
+                )
+            })
+            .collect()
+    }
+}
+
 /// `text` with every number (decimal, or hexadecimal after `0x`) replaced by `N` and runs
 /// of white space made one space.
 pub fn mask_numbers(text: &str) -> String {
