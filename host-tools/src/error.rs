@@ -140,6 +140,15 @@ impl JostleError {
         }
     }
 
+    /// A failure of one boot rather than of the firmware or the input (the stream ended
+    /// early, QEMU died): worth one retry in a new boot.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            JostleError::StreamTruncated(_) | JostleError::QemuFailed(_)
+        )
+    }
+
     /// Wraps an I/O error with what was being done.
     pub fn io(context: impl Into<String>, cause: std::io::Error) -> Self {
         JostleError::Io {

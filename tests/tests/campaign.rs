@@ -576,3 +576,56 @@ fn a_run_that_never_ends_in_a_boot_of_several_times_out_alone() {
     }
     assert!(hung > 0 && hung < 8, "{hung} of 8 runs hung");
 }
+
+#[test]
+fn a_qemu_killed_mid_campaign_is_retried_in_a_new_boot_and_nothing_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = elf("rf_fig2");
+    let fw = elf.to_str().unwrap();
+    let reference = jostle_in(dir.path(), &["campaign", fw, "-j", "1", "--report", "ref"]);
+    assert_eq!(reference.status.code(), Some(40));
+    // A QEMU whose third boot is killed with SIGKILL (as the OOM killer would).
+    let script = dir.path().join("qemu-dies-once");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nn=$(cat \"$0.count\" 2>/dev/null || echo 0)\nn=$((n+1))\necho $n > \"$0.count\"\nif [ \"$n\" = 3 ]; then kill -9 $$; fi\nexec qemu-system-arm \"$@\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(jostle())
+        .current_dir(dir.path())
+        .env("JOSTLE_QEMU", &script)
+        .args(["campaign", fw, "-j", "1", "--report", "killed"])
+        .output()
+        .expect("jostle runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(40), "{err}");
+    assert!(err.contains("retrying these runs once in a new boot"), "{err}");
+    let boots: u32 = std::fs::read_to_string(dir.path().join("qemu-dies-once.count"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(boots > 3, "the killed boot was retried");
+    // The same report as without the kill, timing aside.
+    let strip = |mut r: Value| {
+        r["timing"] = Value::Null;
+        r["firmware"]["command"] = Value::Null;
+        for b in r["bugs"].as_array_mut().unwrap() {
+            for k in ["first_confirmed", "first_harmful"] {
+                if b[k].is_object() {
+                    b[k]["command"] = Value::Null;
+                }
+            }
+        }
+        for f in r["failures"].as_array_mut().unwrap() {
+            f["first"]["command"] = Value::Null;
+        }
+        r
+    };
+    assert_eq!(
+        strip(report(&dir.path().join("killed"))),
+        strip(report(&dir.path().join("ref")))
+    );
+}

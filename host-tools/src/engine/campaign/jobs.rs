@@ -6,6 +6,7 @@
 use super::{Campaign, Status};
 use crate::engine::confirm::with_relations_of;
 use crate::engine::pool::run_all;
+use crate::trace::run::RunOutcome;
 use crate::engine::targeting::strategy_name;
 use crate::error::JostleError;
 use jostle_kernel::Config;
@@ -16,6 +17,9 @@ use std::time::Instant;
 /// Runs per boot (consecutive seeds; the firmware resets itself between them). Fixed,
 /// so that which runs share a boot never depends on the number of workers.
 pub const BATCH: u64 = 50;
+
+/// The report is written at least this often while runs finish.
+pub(super) const WRITE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// One unit of work for a worker: consecutive runs with seeds `config.seed + k`, several
 /// per boot; or, for DrFinder, a chain where each run's relations configure the next
@@ -63,7 +67,9 @@ impl Campaign<'_> {
         shard_slice(n, self.settings.shard)
     }
 
-    /// Runs `jobs` on the workers within the budget, then takes their results in order.
+    /// Runs `jobs` on the workers within the budget and takes their results in order, a
+    /// chunk of jobs at a time: the report is written again whenever [`WRITE_EVERY`] has
+    /// passed, so a campaign killed outright still leaves its finished runs.
     pub(super) fn execute(
         &mut self,
         mut jobs: Vec<Job>,
@@ -73,13 +79,38 @@ impl Campaign<'_> {
         self.fit_budget(&mut jobs);
         let total: u64 = jobs.iter().map(|j| u64::from(j.chain)).sum();
         self.planned.fetch_add(total, Ordering::SeqCst);
+        // Chunks of a few jobs per worker: little idle time at a chunk's end, and results
+        // taken (and written) while the wave goes on.
+        let chunk = (4 * self.settings.jobs).max(8);
+        for part in jobs.chunks(chunk) {
+            let complete = self.execute_chunk(part, progress)?;
+            self.sync_bugs();
+            if !complete {
+                break;
+            }
+            if self.last_write.elapsed() >= WRITE_EVERY {
+                self.write()?;
+            }
+        }
+        self.sync_bugs();
+        self.write()?;
+        Ok(())
+    }
+
+    /// Runs `jobs` and counts their results in job order; `false` when a job was cut short
+    /// by the stop or the deadline (the rest of the wave is dropped, so the report is a
+    /// prefix of the plan).
+    fn execute_chunk(
+        &mut self,
+        jobs: &[Job],
+        progress: &(dyn Fn(&Status) + Sync),
+    ) -> Result<bool, JostleError> {
         let deadline = self.deadline();
-        let transport = self.transport;
         let stop = &*self.stop;
         let budget_hit = &self.budget_hit;
         let this = &*self;
         let results = run_all(
-            &jobs,
+            jobs,
             self.settings.jobs,
             stop,
             |job| {
@@ -90,71 +121,96 @@ impl Campaign<'_> {
                     budget_hit.store(true, Ordering::SeqCst);
                     return Ok(None);
                 }
-                if job.config.strategy != StrategyId::DrFinder {
-                    let mut outcomes = transport
-                        .run_batch(&job.config, job.chain)
-                        .map_err(|e| with_context(e, &job.config))?;
-                    if let Some(o) = outcomes.iter_mut().find(|o| o.error.is_some()) {
-                        let e = o.error.take().expect("found");
-                        return Err(with_context(e, &o.config));
-                    }
-                    if let Some(max) = outcomes.iter().find_map(task_limit) {
-                        return Err(JostleError::TaskLimit(max));
-                    }
-                    this.runs_done
-                        .fetch_add(outcomes.len() as u64, Ordering::SeqCst);
-                    progress(&this.status());
-                    return Ok(Some(outcomes));
+                if job.config.strategy == StrategyId::DrFinder {
+                    let outcomes = this.run_chain(job, deadline, progress)?;
+                    return Ok((!outcomes.is_empty()).then_some(outcomes));
                 }
-                let mut outcomes = Vec::new();
-                let mut config = job.config.clone();
-                for k in 0..job.chain {
-                    if stop.load(Ordering::SeqCst) {
-                        return Ok(None);
+                let outcomes = {
+                    // A boot that dies (QEMU killed, a crash) is retried once in a new boot.
+                    match this.run_batch(job) {
+                        Err(e) if e.is_transient() && !stop.load(Ordering::SeqCst) => {
+                            eprintln!(
+                                "jostle: {e}; retrying these runs once in a new boot"
+                            );
+                            this.run_batch(job)?
+                        }
+                        r => r?,
                     }
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        budget_hit.store(true, Ordering::SeqCst);
-                        return Ok(None);
-                    }
-                    config.seed = job.config.seed.wrapping_add(u64::from(k));
-                    let mut outcome = transport
-                        .run(config.clone(), None)
-                        .map_err(|e| with_context(e, &config))?;
-                    if let Some(e) = outcome.error.take() {
-                        return Err(with_context(e, &config));
-                    }
-                    if let Some(max) = task_limit(&outcome) {
-                        return Err(JostleError::TaskLimit(max));
-                    }
-                    this.runs_done.fetch_add(1, Ordering::SeqCst);
-                    progress(&this.status());
-                    if job.config.strategy == StrategyId::DrFinder {
-                        config = with_relations_of(&outcome, &job.config);
-                    }
-                    outcomes.push(outcome);
-                }
+                };
+                this.runs_done
+                    .fetch_add(outcomes.len() as u64, Ordering::SeqCst);
+                progress(&this.status());
                 Ok(Some(outcomes))
             },
             |_| {},
         );
-        // Consume in job order; a job cut short by the stop or the deadline ends the wave
-        // (later jobs' results are dropped so that the report is a prefix of the plan).
         for (job, result) in jobs.iter().zip(results) {
             let outcomes = match result {
-                None | Some(Ok(None)) => break,
+                None | Some(Ok(None)) => return Ok(false),
                 Some(Err(e)) => return Err(e),
                 Some(Ok(Some(o))) => o,
             };
             if outcomes.len() < job.chain as usize {
-                break;
+                return Ok(false);
             }
             for (k, outcome) in outcomes.iter().enumerate() {
                 self.take(job, job.index + k as u64, outcome);
             }
         }
-        self.sync_bugs();
-        self.write()?;
-        Ok(())
+        Ok(true)
+    }
+
+    /// One boot's consecutive seeds; a broken stream or the task limit is an error.
+    fn run_batch(&self, job: &Job) -> Result<Vec<RunOutcome>, JostleError> {
+        let mut outcomes = self
+            .transport
+            .run_batch(&job.config, job.chain)
+            .map_err(|e| with_context(e, &job.config))?;
+        if let Some(o) = outcomes.iter_mut().find(|o| o.error.is_some()) {
+            let e = o.error.take().expect("found");
+            return Err(with_context(e, &o.config));
+        }
+        if let Some(max) = outcomes.iter().find_map(task_limit) {
+            return Err(JostleError::TaskLimit(max));
+        }
+        Ok(outcomes)
+    }
+
+    /// A DrFinder chain: each run's relations configure the next (cut short, possibly
+    /// empty, by the stop or the deadline).
+    fn run_chain(
+        &self,
+        job: &Job,
+        deadline: Option<Instant>,
+        progress: &(dyn Fn(&Status) + Sync),
+    ) -> Result<Vec<RunOutcome>, JostleError> {
+        let mut outcomes = Vec::new();
+        let mut config = job.config.clone();
+        for k in 0..job.chain {
+            if self.stop.load(Ordering::SeqCst) {
+                break;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                self.budget_hit.store(true, Ordering::SeqCst);
+                break;
+            }
+            config.seed = job.config.seed.wrapping_add(u64::from(k));
+            let mut outcome = self
+                .transport
+                .run(config.clone(), None)
+                .map_err(|e| with_context(e, &config))?;
+            if let Some(e) = outcome.error.take() {
+                return Err(with_context(e, &config));
+            }
+            if let Some(max) = task_limit(&outcome) {
+                return Err(JostleError::TaskLimit(max));
+            }
+            self.runs_done.fetch_add(1, Ordering::SeqCst);
+            progress(&self.status());
+            config = with_relations_of(&outcome, &job.config);
+            outcomes.push(outcome);
+        }
+        Ok(outcomes)
     }
 }
 

@@ -90,6 +90,8 @@ pub struct Campaign<'r> {
     phase1_seconds: f64,
     /// Waves of jobs executed so far (orders failures' first runs).
     wave: u64,
+    /// When the report was last written.
+    last_write: Instant,
 }
 
 impl<'r> Campaign<'r> {
@@ -146,6 +148,7 @@ impl<'r> Campaign<'r> {
             phase1_events: 0,
             phase1_seconds: 0.0,
             wave: 0,
+            last_write: Instant::now(),
         }
     }
 

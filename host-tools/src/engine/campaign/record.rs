@@ -212,6 +212,7 @@ impl Campaign<'_> {
 
     /// Writes report.json and report.html.
     pub(super) fn write(&mut self) -> Result<(), JostleError> {
+        self.last_write = std::time::Instant::now();
         self.finish_timing();
         let dir = &self.settings.report_dir;
         self.report.write_json(dir)?;
