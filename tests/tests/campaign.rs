@@ -601,7 +601,10 @@ fn a_qemu_killed_mid_campaign_is_retried_in_a_new_boot_and_nothing_is_lost() {
         .expect("jostle runs");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(40), "{err}");
-    assert!(err.contains("retrying these runs once in a new boot"), "{err}");
+    assert!(
+        err.contains("retrying these runs once in a new boot"),
+        "{err}"
+    );
     let boots: u32 = std::fs::read_to_string(dir.path().join("qemu-dies-once.count"))
         .unwrap()
         .trim()
@@ -628,4 +631,38 @@ fn a_qemu_killed_mid_campaign_is_retried_in_a_new_boot_and_nothing_is_lost() {
         strip(report(&dir.path().join("killed"))),
         strip(report(&dir.path().join("ref")))
     );
+}
+
+#[test]
+fn the_livelock_bound_is_derived_from_phase_one_or_given() {
+    // rf_fig2 with 2000 filler statements: the racing access comes after ~2000 steps, past
+    // the kernel's default bound of 1000.
+    let dir = tempfile::tempdir().unwrap();
+    let elf = elf("rf_fig2");
+    let fw = elf.to_str().unwrap();
+    let confirmed = |report_dir: &str, extra: &[&str]| {
+        let args = [
+            &["campaign", fw, "--arg", "2000", "--report", report_dir][..],
+            extra,
+        ]
+        .concat();
+        jostle_in(dir.path(), &args);
+        let r = report(&dir.path().join(report_dir));
+        let bound = r["settings"]["livelock_bound"].as_u64().unwrap();
+        let race = bugs(&r)
+            .iter()
+            .find(|b| b["kind"] == "race")
+            .expect("the race is predicted")
+            .clone();
+        (race["confirmed"].as_u64().unwrap(), bound)
+    };
+    let (derived, bound) = confirmed("derived", &[]);
+    assert!(bound > 4000, "twice the longest Phase I run: {bound}");
+    assert!(
+        derived >= 45,
+        "{derived}/50 confirmed with the derived bound"
+    );
+    let (given, bound) = confirmed("given", &["--livelock-bound", "1000"]);
+    assert_eq!(bound, 1000);
+    assert_eq!(given, 0, "released before the other side can arrive");
 }

@@ -49,6 +49,10 @@ pub(crate) struct CampaignArgs {
     /// Most scheduling steps per run.
     #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_STEP_LIMIT)]
     pub(crate) step_limit: u32,
+    /// Scheduling steps a postponed task may wait in Phase II before it is released
+    /// (default: twice Phase I's longest run, at least 1000, at most half the step limit).
+    #[arg(long)]
+    pub(crate) livelock_bound: Option<u32>,
     /// Seconds a run may go without output before it is killed (verdict timeout; on the
     /// host port, the run's wall-clock limit).
     #[arg(long, default_value_t = 10.0, value_parser = crate::cli::args::seconds, value_name = "SECS")]
@@ -121,6 +125,11 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
             "--budget 0: a campaign of no runs tests nothing".into(),
         ));
     }
+    if args.livelock_bound == Some(0) {
+        return Err(JostleError::Usage(
+            "--livelock-bound 0: a postponed task must be allowed at least one step".into(),
+        ));
+    }
     if args.phase1_runs == 0 {
         return Err(JostleError::Usage(
             "--phase1-runs 0: Phase I is what predicts the candidates and shows the first failures; give at least 1".into(),
@@ -151,6 +160,7 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         max_rounds: args.max_rounds,
         firmware_command: firmware_command(&args.firmware, &path, &args.via),
         report_dir: args.report.clone(),
+        livelock_bound: args.livelock_bound,
     };
     let stop = Arc::new(AtomicBool::new(false));
     {

@@ -64,6 +64,9 @@ pub struct Settings {
     pub budget_runs: Option<u64>,
     /// Step limit of each run.
     pub step_limit: u32,
+    /// Phase II's livelock bound (given, or derived from Phase I's longest run).
+    #[serde(default)]
+    pub livelock_bound: u32,
 }
 
 /// Runs made.

@@ -6,9 +6,9 @@
 use super::{Campaign, Status};
 use crate::engine::confirm::with_relations_of;
 use crate::engine::pool::run_all;
-use crate::trace::run::RunOutcome;
 use crate::engine::targeting::strategy_name;
 use crate::error::JostleError;
+use crate::trace::run::RunOutcome;
 use jostle_kernel::Config;
 use jostle_kernel::config::StrategyId;
 use std::sync::atomic::Ordering;
@@ -129,9 +129,7 @@ impl Campaign<'_> {
                     // A boot that dies (QEMU killed, a crash) is retried once in a new boot.
                     match this.run_batch(job) {
                         Err(e) if e.is_transient() && !stop.load(Ordering::SeqCst) => {
-                            eprintln!(
-                                "jostle: {e}; retrying these runs once in a new boot"
-                            );
+                            eprintln!("jostle: {e}; retrying these runs once in a new boot");
                             this.run_batch(job)?
                         }
                         r => r?,
@@ -242,6 +240,15 @@ fn with_context(e: JostleError, config: &Config) -> JostleError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_livelock_bound_outlasts_every_run_seen_within_the_step_limit() {
+        use super::super::livelock_bound_for;
+        assert_eq!(livelock_bound_for(100, 100_000), 1000);
+        assert_eq!(livelock_bound_for(2014, 100_000), 4028);
+        assert_eq!(livelock_bound_for(90_000, 100_000), 50_000);
+        assert_eq!(livelock_bound_for(u32::MAX, 1), 1);
+    }
 
     #[test]
     fn shards_split_every_candidates_runs_and_each_gets_some() {

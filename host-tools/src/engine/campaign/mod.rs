@@ -63,6 +63,20 @@ pub struct Settings {
     pub firmware_command: String,
     /// Where the report goes.
     pub report_dir: PathBuf,
+    /// Scheduling steps a postponed task may wait in Phase II; `None`: derived from Phase I
+    /// (see `livelock_bound_for`).
+    pub livelock_bound: Option<u32>,
+}
+
+/// The default livelock bound of Phase II: twice the longest Phase I run (a task postponed
+/// that long is not waiting for its partner: every run seen was over by then), at least the
+/// kernel's default, and at most half the step limit (so that a real livelock still ends
+/// the run before the step limit does).
+pub fn livelock_bound_for(longest_run: u32, step_limit: u32) -> u32 {
+    longest_run
+        .saturating_mul(2)
+        .max(jostle_kernel::config::DEFAULT_LIVELOCK_BOUND)
+        .min((step_limit / 2).max(1))
 }
 
 /// A campaign over one firmware.
@@ -92,6 +106,8 @@ pub struct Campaign<'r> {
     wave: u64,
     /// When the report was last written.
     last_write: Instant,
+    /// The longest Phase I run, in scheduling steps (the default livelock bound's measure).
+    phase1_max_steps: u32,
 }
 
 impl<'r> Campaign<'r> {
@@ -122,6 +138,7 @@ impl<'r> Campaign<'r> {
                     _ => None,
                 },
                 step_limit: settings.base.step_limit,
+                livelock_bound: settings.livelock_bound.unwrap_or(0),
             },
             shards: vec![[settings.shard.0, settings.shard.1]],
             stopped: "running".into(),
@@ -149,6 +166,7 @@ impl<'r> Campaign<'r> {
             phase1_seconds: 0.0,
             wave: 0,
             last_write: Instant::now(),
+            phase1_max_steps: 0,
         }
     }
 

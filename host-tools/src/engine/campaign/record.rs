@@ -21,6 +21,7 @@ impl Campaign<'_> {
         let Some(bug) = job.bug else {
             self.report.runs.phase1 += 1;
             self.phase1_events += outcome.events.len() as u64;
+            self.phase1_max_steps = self.phase1_max_steps.max(outcome.steps);
             *self.report.runs.phase1_verdicts.entry(verdict).or_default() += 1;
             self.feed(outcome);
             self.record_failure(job, index, outcome);

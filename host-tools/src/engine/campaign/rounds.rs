@@ -42,6 +42,10 @@ impl Campaign<'_> {
 
     fn rounds(&mut self, progress: &(dyn Fn(&Status) + Sync)) -> Result<(), JostleError> {
         self.phase1(progress)?;
+        self.settings.base.livelock_bound = self.settings.livelock_bound.unwrap_or_else(|| {
+            super::livelock_bound_for(self.phase1_max_steps, self.settings.base.step_limit)
+        });
+        self.report.settings.livelock_bound = self.settings.base.livelock_bound;
         let mut exhausted = false;
         for round in 1..=self.settings.max_rounds {
             if self.halted() {
