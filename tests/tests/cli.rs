@@ -171,6 +171,7 @@ fn truncated_and_corrupt_streams_are_detected() {
             timed_out: false,
             stderr: String::new(),
             wall: std::time::Duration::ZERO,
+            over_limit: None,
         },
     );
     assert!(matches!(run.error, Some(JostleError::StreamTruncated(_))));
@@ -202,4 +203,148 @@ fn a_timeout_that_is_not_a_positive_number_is_refused_by_every_command() {
             assert!(!err.contains("panicked"), "{command} --timeout {t}: {err}");
         }
     }
+}
+
+/// Runs `cmd`, killing it after `limit` (a test of a limit must fail, not hang, when the
+/// limit does not work).
+fn output_within(cmd: &mut Command, limit: std::time::Duration) -> (Output, std::time::Duration) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let started = std::time::Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jostle runs");
+    let read = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            // jostle's QEMU dies with it.
+            let _ = child.kill();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let took = started.elapsed();
+    let out = Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    (out, took)
+}
+
+/// A host-port "firmware" (any executable: the host port runs it with `JOSTLE_CONFIG` set).
+fn script(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `--timeout` is a limit on silence: a run that never stops writing once grew the host
+/// tool's memory without end. `--run-limit` ends it (verdict timeout, exit 17), on QEMU and
+/// on the host port.
+#[test]
+fn a_run_that_never_stops_writing_ends_at_its_run_limit() {
+    let secs = std::time::Duration::from_secs;
+    let fw = elf("step_forever");
+    let (out, took) = output_within(
+        Command::new(jostle()).arg("run").arg(&fw).args([
+            "--step-limit",
+            "4000000000",
+            "--timeout",
+            "5",
+            "--run-limit",
+            "3",
+        ]),
+        secs(90),
+    );
+    assert_eq!(out.status.code(), Some(17), "{out:?}");
+    assert!(took < secs(60), "{took:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("step_forever.rs"), "partial trace");
+    assert!(
+        stdout.contains("verdict: timeout"),
+        "{}",
+        &stdout[stdout.len().saturating_sub(300)..]
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let chatty = script(
+        dir.path(),
+        "chatty",
+        "while :; do echo tick; sleep 0.05; done",
+    );
+    let (out, took) = output_within(
+        Command::new(jostle()).arg("run").arg(&chatty).args([
+            "--host",
+            "--timeout",
+            "60",
+            "--run-limit",
+            "2",
+        ]),
+        secs(90),
+    );
+    assert_eq!(out.status.code(), Some(17), "{out:?}");
+    assert!(took < secs(30), "{took:?}");
+}
+
+/// A run may write at most `--max-output` bytes: past it the run is killed and the command
+/// fails with one line and exit 42, on QEMU and on the host port.
+#[test]
+fn a_run_that_writes_too_much_is_stopped_with_its_own_exit_code() {
+    let secs = std::time::Duration::from_secs;
+    let fw = elf("step_forever");
+    let (out, took) = output_within(
+        Command::new(jostle()).arg("run").arg(&fw).args([
+            "--step-limit",
+            "4000000000",
+            "--max-output",
+            "200000",
+            "--json",
+        ]),
+        secs(90),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(42),
+        "{:?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < secs(60), "{took:?}");
+    let err = stderr_line(&out);
+    assert!(err.contains("more than 200000 bytes"), "{err}");
+    assert!(err.contains("--max-output"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let flood = script(dir.path(), "flood", "yes 'J not an event'");
+    let (out, took) = output_within(
+        Command::new(jostle()).arg("run").arg(&flood).args([
+            "--host",
+            "--max-output",
+            "1000000",
+            "--json",
+        ]),
+        secs(90),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(42),
+        "{:?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < secs(30), "{took:?}");
+    assert!(stderr_line(&out).contains("more than 1000000 bytes"));
 }

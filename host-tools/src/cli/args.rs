@@ -4,15 +4,18 @@
 
 use clap::{Args, ValueEnum};
 use jostle_host_tools::JostleError;
-use jostle_host_tools::transport::Runner;
 use jostle_host_tools::transport::build::{QEMU_TARGET, cargo_build};
+use jostle_host_tools::transport::{Limits, Runner};
 use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel};
 use std::path::PathBuf;
 
-/// Where runs happen: QEMU (default), the host port, or a board through a debug probe.
+/// Where runs happen: QEMU (default), the host port, or a board through a debug probe; and
+/// how long and how much each run may go on.
 #[derive(Args, Clone)]
 pub(crate) struct Via {
+    #[command(flatten)]
+    pub(crate) bounds: RunBounds,
     /// Run on the host port (one OS thread per task) instead of QEMU.
     #[arg(long, conflicts_with = "probe")]
     pub(crate) host: bool,
@@ -38,9 +41,10 @@ impl Via {
 
     /// The runner: QEMU, the host port, or the board (attached and flashed once).
     pub(crate) fn runner(&self, path: PathBuf, timeout: f64) -> Result<Runner, JostleError> {
+        let limits = self.bounds.limits(timeout)?;
         match (&self.probe, &self.chip) {
-            (Some(selector), Some(chip)) => Runner::probe(path, chip, selector, timeout),
-            _ => Runner::new(path, self.host, timeout),
+            (Some(selector), Some(chip)) => Runner::probe(path, chip, selector, limits),
+            _ => Runner::with_limits(path, self.host, limits),
         }
     }
 
@@ -52,6 +56,25 @@ impl Via {
             _ if self.host => " --host".into(),
             _ => String::new(),
         }
+    }
+}
+
+/// How long and how much one run may go on, besides `--timeout` (silence).
+#[derive(Args, Clone)]
+pub(crate) struct RunBounds {
+    /// Wall-clock limit of one run, output or not (each run of a boot has its own): past
+    /// it the run is killed, verdict timeout [default: 300, or --timeout when longer].
+    #[arg(long, value_parser = seconds, value_name = "SECS")]
+    pub(crate) run_limit: Option<f64>,
+    /// Most bytes of output one run may write: past it the run is killed (exit 42).
+    #[arg(long, default_value_t = Limits::DEFAULT_OUTPUT, value_parser = clap::value_parser!(u64).range(1..), value_name = "BYTES")]
+    pub(crate) max_output: u64,
+}
+
+impl RunBounds {
+    /// The limits of each run, with `timeout` seconds of silence.
+    pub(crate) fn limits(&self, timeout: f64) -> Result<Limits, JostleError> {
+        Limits::from_command_line(timeout, self.run_limit, self.max_output)
     }
 }
 
@@ -135,6 +158,8 @@ pub(crate) struct EachRun {
     /// Run on the host port instead of QEMU.
     #[arg(long)]
     pub(crate) host: bool,
+    #[command(flatten)]
+    pub(crate) bounds: RunBounds,
 }
 
 /// Longest duration a seconds option takes: a year (a `Duration` holds far more, but no
@@ -213,7 +238,7 @@ impl EachRun {
     /// Builds or loads the firmware and the runner for it.
     pub(crate) fn runner(&self, firmware: &FirmwareArgs) -> Result<Runner, JostleError> {
         let path = resolve_firmware(firmware, self.host)?;
-        Runner::new(path, self.host, self.timeout)
+        Runner::with_limits(path, self.host, self.bounds.limits(self.timeout)?)
     }
 }
 

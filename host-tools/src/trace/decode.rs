@@ -7,7 +7,7 @@
 
 use crate::error::JostleError;
 use crate::trace::elf::SiteLoc;
-use defmt_decoder::{DecodeError, Table};
+use defmt_decoder::{DecodeError, Encoding, Table};
 use defmt_parser::Fragment;
 use jostle_kernel::Event;
 use jostle_kernel::event::{EventKind, side};
@@ -139,11 +139,25 @@ impl<'t> FrameDecoder<'t> {
     /// Decodes `bytes`, the complete output of one boot.
     pub fn decode_all(&mut self, bytes: &[u8]) -> Decoded {
         let mut stream = self.table.new_stream_decoder();
-        stream.received(bytes);
+        // rzCOBS frames end with a zero byte: the decoder gets one frame at a time, so its
+        // buffer stays one frame long (it drains each decoded frame from the front of its
+        // buffer, which over a whole stream at once takes time quadratic in its length).
+        let framed = self.table.encoding() == Encoding::Rzcobs;
+        let mut rest = bytes;
         let mut items = Vec::new();
         let mut frames = 0;
         let error = loop {
-            match stream.decode() {
+            let decoded = stream.decode();
+            if matches!(decoded, Err(DecodeError::UnexpectedEof)) && !rest.is_empty() {
+                let cut = match rest.iter().position(|b| *b == 0) {
+                    Some(zero) if framed => zero + 1,
+                    _ => rest.len(),
+                };
+                stream.received(&rest[..cut]);
+                rest = &rest[cut..];
+                continue;
+            }
+            match decoded {
                 Ok(frame) => {
                     frames += 1;
                     let known = *self.by_index.entry(frame.index()).or_insert_with(|| {
@@ -204,6 +218,105 @@ impl<'t> FrameDecoder<'t> {
             frames,
         }
     }
+}
+
+/// Finds the frames that start a run (`RunStart`) in a growing rzCOBS stream as it
+/// arrives, for the limits of each run of a boot of several: each complete frame is
+/// unpacked once to read its format index, and a whole frame is decoded only the first
+/// time its index is seen.
+pub struct RunStarts<'t> {
+    table: &'t Table,
+    signature: String,
+    /// Format index → whether it is `RunStart`'s.
+    known: HashMap<u16, bool>,
+    /// Bytes before this offset are whole frames already looked at.
+    checked: usize,
+    frame: Vec<u8>,
+}
+
+impl<'t> RunStarts<'t> {
+    /// A scanner of streams of the firmware whose table is `table`; `None` when the stream
+    /// is not rzCOBS-framed (frames cannot be told apart without decoding them all).
+    pub fn new(table: &'t Table) -> Option<RunStarts<'t>> {
+        (table.encoding() == Encoding::Rzcobs).then(|| RunStarts {
+            table,
+            signature: signature_of_format(EventKind::RunStart.format()),
+            known: HashMap::new(),
+            checked: 0,
+            frame: Vec::new(),
+        })
+    }
+
+    /// Looks at the complete frames of `bytes` (the stream so far; it only grows) not seen
+    /// yet, and returns the offset of the last one that starts a run, if any.
+    pub fn scan(&mut self, bytes: &[u8]) -> Option<usize> {
+        let mut found = None;
+        let new = bytes.get(self.checked..)?;
+        let mut at = self.checked;
+        for piece in new.split_inclusive(|b| *b == 0) {
+            let Some((0, body)) = piece.split_last().map(|(z, b)| (*z, b)) else {
+                break; // the frame is not complete yet
+            };
+            if !body.is_empty() && self.is_run_start(body) {
+                found = Some(at);
+            }
+            at += piece.len();
+        }
+        self.checked = at;
+        found
+    }
+
+    fn is_run_start(&mut self, body: &[u8]) -> bool {
+        if !rzcobs_decode(body, &mut self.frame) || self.frame.len() < 2 {
+            return false;
+        }
+        let index = u16::from_le_bytes([self.frame[0], self.frame[1]]);
+        if let Some(known) = self.known.get(&index) {
+            return *known;
+        }
+        let is = self
+            .table
+            .decode(&self.frame)
+            .is_ok_and(|(frame, _)| signature_of_fragments(&frame.fragments()) == self.signature);
+        self.known.insert(index, is);
+        is
+    }
+}
+
+/// Unpacks one rzCOBS frame (without its zero byte) into `out`; false if it is malformed.
+fn rzcobs_decode(data: &[u8], out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let mut data = data.iter().rev().copied();
+    while let Some(x) = data.next() {
+        match x {
+            0 => return false,
+            0x01..=0x7f => {
+                for i in 0..7 {
+                    if x & (1 << (6 - i)) == 0 {
+                        let Some(b) = data.next() else { return false };
+                        out.push(b);
+                    } else {
+                        out.push(0);
+                    }
+                }
+            }
+            0x80..=0xfe => {
+                out.push(0);
+                for _ in 0..(x & 0x7f) + 7 {
+                    let Some(b) = data.next() else { return false };
+                    out.push(b);
+                }
+            }
+            0xff => {
+                for _ in 0..134 {
+                    let Some(b) = data.next() else { return false };
+                    out.push(b);
+                }
+            }
+        }
+    }
+    out.reverse();
+    true
 }
 
 #[cfg(test)]

@@ -6,17 +6,19 @@ use crate::error::JostleError;
 use crate::trace::decode::{Item, parse_line};
 use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
+use crate::transport::process::{self, Kill, Limits, Progress};
 use jostle_kernel::Config;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// The host port as a transport: the executable, and each run's wall-clock limit.
+/// The host port as a transport: the executable, and each run's limits.
 pub struct HostTransport {
     /// The host-port executable.
     pub path: PathBuf,
-    /// Wall-clock limit of one run.
-    pub timeout: Duration,
+    /// Limits of one run (its wall-clock limit is the shorter of `quiet` and `wall`: a
+    /// host-port run writes nothing until its threads are done).
+    pub limits: Limits,
 }
 
 impl Transport for HostTransport {
@@ -35,7 +37,7 @@ impl Transport for HostTransport {
                     .into(),
             ));
         }
-        let raw = run(&self.path, &config, self.timeout)?;
+        let raw = run_limited(&self.path, &config, &self.limits)?;
         Ok(RunOutcome::from_host(config, raw))
     }
 }
@@ -49,30 +51,51 @@ pub struct HostRun {
     pub exit_code: Option<i32>,
     /// The wall-clock limit was hit.
     pub timed_out: bool,
+    /// The run wrote more than this many bytes (its limit) and was killed.
+    pub over_limit: Option<u64>,
 }
 
-/// Runs the host build `exe` of a firmware with `config`.
+/// Runs the host build `exe` of a firmware with `config`, limited to `timeout` (and to the
+/// default output limit).
 pub fn run(exe: &Path, config: &Config, timeout: Duration) -> Result<HostRun, JostleError> {
-    let (_dir, block) = crate::transport::process::block_file(config)?;
-    let mut child = crate::transport::process::own_group(&mut Command::new(exe))
+    run_limited(exe, config, &Limits::quiet(timeout))
+}
+
+/// Runs the host build `exe` of a firmware with `config`, held to `limits`.
+pub fn run_limited(exe: &Path, config: &Config, limits: &Limits) -> Result<HostRun, JostleError> {
+    let (_dir, block) = process::block_file(config)?;
+    let mut cmd = Command::new(exe);
+    process::own_group(&mut cmd)
         .env("JOSTLE_CONFIG", &block)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| JostleError::io(format!("starting {}", exe.display()), e))?;
-    let mut out = child.stdout.take().expect("piped stdout");
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut out, &mut s);
-        s
+        .stderr(Stdio::inherit());
+    let mut child = process::spawn(&mut cmd, |e| {
+        JostleError::io(format!("starting {}", exe.display()), e)
+    })?;
+    let out = child.stdout.take().expect("piped stdout");
+    let limits = Limits {
+        wall: limits.wall.min(limits.quiet),
+        // Silence is the normal state of a host-port run until it ends: only the wall
+        // clock applies.
+        quiet: limits.wall.max(limits.quiet),
+        output: limits.output,
+    };
+    let progress = Progress::new();
+    let (stdout, waited) = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| process::read_capped(out, limits.output, &progress));
+        let waited = process::watch(&mut child, &limits, &progress, "the host-port run");
+        (reader.join().unwrap_or_default(), waited)
     });
-    let (exit_code, timed_out) =
-        crate::transport::process::wait_or_kill(&mut child, timeout, "the host-port run")?;
+    let (exit_code, kill) = waited?;
+    if kill == Some(Kill::Stopped) {
+        return Err(JostleError::Interrupted);
+    }
     Ok(HostRun {
-        stdout: reader.join().unwrap_or_default(),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
         exit_code,
-        timed_out,
+        timed_out: matches!(kill, Some(Kill::Quiet | Kill::Wall)),
+        over_limit: (kill == Some(Kill::Output)).then_some(limits.output),
     })
 }
 
@@ -89,7 +112,11 @@ impl RunOutcome {
             Ending {
                 exit_code: raw.exit_code,
                 timed_out: raw.timed_out,
-                error: None,
+                error: raw.over_limit.map(|cap| {
+                    JostleError::OutputLimit(format!(
+                        "the run wrote more than {cap} bytes and was killed (raise --max-output if it is meant to)"
+                    ))
+                }),
                 frames,
             },
         )

@@ -21,6 +21,7 @@ use crate::trace::elf::Firmware;
 use crate::trace::run::RunOutcome;
 use crate::trace::space::SiteSpace;
 use jostle_kernel::Config;
+pub use process::Limits;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -60,6 +61,10 @@ pub trait Transport: Sync {
     fn run_batch(&self, config: &Config, n: u32) -> Result<Vec<RunOutcome>, JostleError> {
         let mut outcomes: Vec<RunOutcome> = Vec::with_capacity(n as usize);
         while (outcomes.len() as u32) < n {
+            if process::stopping() {
+                // No new boot once `jostle` is stopping: the runs so far are returned.
+                break;
+            }
             let done = outcomes.len() as u32;
             let left = n - done;
             let first = Config {
@@ -89,11 +94,16 @@ impl Runner {
     /// A runner for the firmware at `path` (`host`: a host-port executable, else an ELF
     /// for QEMU), each run limited to `timeout` seconds.
     pub fn new(path: PathBuf, host: bool, timeout: f64) -> Result<Runner, JostleError> {
-        let timeout = limit(timeout)?;
+        Self::with_limits(path, host, Limits::quiet(limit(timeout)?))
+    }
+
+    /// A runner for the firmware at `path` (`host`: a host-port executable, else an ELF
+    /// for QEMU), each run held to `limits`.
+    pub fn with_limits(path: PathBuf, host: bool, limits: Limits) -> Result<Runner, JostleError> {
         Ok(Runner(if host {
-            Box::new(hostport::HostTransport { path, timeout })
+            Box::new(hostport::HostTransport { path, limits })
         } else {
-            Box::new(qemu::QemuTransport::load(&path, timeout)?)
+            Box::new(qemu::QemuTransport::load_limited(&path, limits)?)
         }))
     }
 
@@ -102,13 +112,13 @@ impl Runner {
         path: PathBuf,
         chip: &str,
         selector: &str,
-        timeout: f64,
+        limits: Limits,
     ) -> Result<Runner, JostleError> {
-        let timeout = limit(timeout)?;
         let fw = Firmware::load(&path)?;
-        Ok(Runner(Box::new(probe::ProbeTransport::open(
-            fw, chip, selector, timeout,
-        )?)))
+        let mut board = probe::ProbeTransport::open(fw, chip, selector, limits.quiet)?;
+        board.run_limit = limits.wall;
+        board.max_output = limits.output;
+        Ok(Runner(Box::new(board)))
     }
 }
 
@@ -117,6 +127,37 @@ impl std::ops::Deref for Runner {
 
     fn deref(&self) -> &Self::Target {
         &*self.0
+    }
+}
+
+impl Limits {
+    /// The limits of the command line's seconds and bytes: `timeout` (silence),
+    /// `run_limit` (a run's wall-clock time; `None`: [`Limits::DEFAULT_WALL`], or `timeout`
+    /// when longer) and `max_output` (bytes one run may write).
+    pub fn from_command_line(
+        timeout: f64,
+        run_limit: Option<f64>,
+        max_output: u64,
+    ) -> Result<Limits, JostleError> {
+        let quiet = limit(timeout)?;
+        let wall = match run_limit {
+            Some(secs) => limit(secs).map_err(|_| {
+                JostleError::Usage(format!(
+                    "--run-limit {secs}: expected a number of seconds greater than 0"
+                ))
+            })?,
+            None => Limits::DEFAULT_WALL.max(quiet),
+        };
+        if max_output == 0 {
+            return Err(JostleError::Usage(
+                "--max-output 0: a run writes at least its start and its verdict".into(),
+            ));
+        }
+        Ok(Limits {
+            quiet,
+            wall,
+            output: max_output,
+        })
     }
 }
 

@@ -40,6 +40,10 @@ pub struct ProbeTransport {
     pub chip: String,
     /// Most time a run may stay silent on RTT.
     pub timeout: Duration,
+    /// Most time a run may take, output or not (it then times out).
+    pub run_limit: Duration,
+    /// Most bytes a run may write (the run then ends with [`JostleError::OutputLimit`]).
+    pub max_output: u64,
     target: Target,
     selector: String,
     link: Mutex<Link>,
@@ -103,6 +107,8 @@ impl ProbeTransport {
             fw: Box::new(fw),
             chip,
             timeout,
+            run_limit: super::Limits::DEFAULT_WALL.max(timeout),
+            max_output: super::Limits::DEFAULT_OUTPUT,
             target,
             selector: selector.to_owned(),
             link: Mutex::new(Link {
@@ -159,8 +165,13 @@ impl ProbeTransport {
         let mut bytes = Vec::new();
         let mut chunk = [0u8; 4096];
         let mut end = RunEndScan::default();
-        let mut last = Instant::now();
+        let started = Instant::now();
+        let mut last = started;
         loop {
+            if super::process::stopping() {
+                let _ = core.halt(Duration::from_millis(100));
+                return Err(Failure::Error(JostleError::Interrupted));
+            }
             let n = channel
                 .read(&mut core, &mut chunk)
                 .map_err(|_| Failure::Lost)?;
@@ -170,12 +181,22 @@ impl ProbeTransport {
                 if end.reached(&self.fw, &bytes) {
                     return Ok((bytes, false));
                 }
-                continue;
+                if bytes.len() as u64 > self.max_output {
+                    let _ = core.halt(Duration::from_millis(100));
+                    return Err(Failure::Error(JostleError::OutputLimit(format!(
+                        "the run wrote more than {} bytes and was stopped (raise --max-output if it is meant to)",
+                        self.max_output
+                    ))));
+                }
+                if started.elapsed() < self.run_limit {
+                    continue;
+                }
             }
             core.status().map_err(|_| Failure::Lost)?;
-            if last.elapsed() >= self.timeout {
+            if last.elapsed() >= self.timeout || started.elapsed() >= self.run_limit {
                 let _ = core.halt(Duration::from_millis(100));
-                // Silence: the run never ended. Its partial stream is decoded as a timeout.
+                // Silence, or no end in the run's time: the run never ended. Its partial stream
+                // is decoded as a timeout.
                 return Ok((bytes, true));
             }
             // probe-rs advises against polling a probe's USB link in a tight loop.

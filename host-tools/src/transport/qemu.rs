@@ -5,10 +5,11 @@
 
 use super::Transport;
 use crate::error::JostleError;
-use crate::trace::decode::{FrameDecoder, Item};
+use crate::trace::decode::{FrameDecoder, Item, RunStarts};
 use crate::trace::elf::Firmware;
 use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
+use crate::transport::process::{self, Kill, Limits, Progress};
 use jostle_kernel::{Config, Event, Verdict};
 use std::io::Read;
 use std::path::Path;
@@ -24,10 +25,18 @@ pub struct QemuTransport {
 }
 
 impl QemuTransport {
-    /// Loads the ELF at `path`; each run is limited to `timeout` without output.
+    /// Loads the ELF at `path`; each run is limited to `timeout` without output (and to
+    /// the default wall-clock time and output).
     pub fn load(path: &Path, timeout: Duration) -> Result<QemuTransport, JostleError> {
+        Self::load_limited(path, Limits::quiet(timeout))
+    }
+
+    /// Loads the ELF at `path`; each run is held to `limits`.
+    pub fn load_limited(path: &Path, limits: Limits) -> Result<QemuTransport, JostleError> {
         let qemu = Qemu {
-            timeout,
+            timeout: limits.quiet,
+            run_limit: limits.wall,
+            max_output: limits.output,
             ..Qemu::default()
         };
         Ok(QemuTransport {
@@ -82,10 +91,16 @@ pub struct Qemu {
     pub machine: String,
     /// The CPU (`cortex-m3`).
     pub cpu: String,
-    /// Wall-clock limit of one run: QEMU is killed after this long without output (every
-    /// run writes its start and its end, so with several runs per boot this is still the
-    /// limit of each run).
+    /// Silence limit of one run: QEMU is killed after this long without output (every run
+    /// writes its start and its end, so with several runs per boot this is still the limit
+    /// of each run).
     pub timeout: Duration,
+    /// Wall-clock limit of one run, output or not (each run of a boot has its own: the
+    /// clock starts again at each `RunStart` frame). QEMU is killed; the run times out.
+    pub run_limit: Duration,
+    /// Most bytes one run may write (each run of a boot has its own). QEMU is killed; the
+    /// run ends with [`JostleError::OutputLimit`].
+    pub max_output: u64,
 }
 
 impl Default for Qemu {
@@ -95,6 +110,8 @@ impl Default for Qemu {
             machine: "mps2-an385".into(),
             cpu: "cortex-m3".into(),
             timeout: Duration::from_secs(10),
+            run_limit: Limits::DEFAULT_WALL,
+            max_output: Limits::DEFAULT_OUTPUT,
         }
     }
 }
@@ -106,8 +123,10 @@ pub struct RawRun {
     pub stdout: Vec<u8>,
     /// QEMU's exit code (`None` if it was killed).
     pub exit_code: Option<i32>,
-    /// The wall-clock limit was hit and QEMU was killed.
+    /// A time limit (silence, or the run's wall-clock limit) was hit and QEMU was killed.
     pub timed_out: bool,
+    /// The last run wrote more than this many bytes (its limit) and QEMU was killed.
+    pub over_limit: Option<u64>,
     /// What QEMU wrote on stderr.
     pub stderr: String,
     /// Wall time of the run.
@@ -117,8 +136,8 @@ pub struct RawRun {
 impl Qemu {
     /// Boots `fw` once with `config` written into its configuration block.
     pub fn run(&self, fw: &Firmware, config: &Config) -> Result<RawRun, JostleError> {
-        let (_dir, block) = crate::transport::process::block_file(config)?;
-        self.run_with_block(fw, Some(&block))
+        let (_dir, block) = process::block_file(config)?;
+        self.boot(fw, Some(&block), None, config.runs)
     }
 
     /// Boots `fw` with the raw block file `block` (or none).
@@ -138,6 +157,17 @@ impl Qemu {
         fw: &Firmware,
         block: Option<&std::path::Path>,
         flash: Option<&std::path::Path>,
+    ) -> Result<RawRun, JostleError> {
+        self.boot(fw, block, flash, 1)
+    }
+
+    /// One boot of `runs` runs (each held to the limits).
+    fn boot(
+        &self,
+        fw: &Firmware,
+        block: Option<&std::path::Path>,
+        flash: Option<&std::path::Path>,
+        runs: u32,
     ) -> Result<RawRun, JostleError> {
         let mut cmd = Command::new(&self.binary);
         cmd.args(["-machine", &self.machine, "-cpu", &self.cpu])
@@ -166,78 +196,100 @@ impl Qemu {
                 flash.display()
             ));
         }
-        crate::transport::process::own_group(&mut cmd)
+        process::own_group(&mut cmd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let started = Instant::now();
-        let mut child = cmd.spawn().map_err(|e| {
+        let mut child = process::spawn(&mut cmd, |e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 JostleError::QemuMissing(self.binary.clone())
             } else {
                 JostleError::io(format!("starting {}", self.binary), e)
             }
         })?;
-        let mut out = child.stdout.take().expect("piped stdout");
+        let out = child.stdout.take().expect("piped stdout");
         let mut err = child.stderr.take().expect("piped stderr");
-        // The watchdog's clock: milliseconds since the start at which output last arrived.
-        let progress = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let reader = {
-            let progress = progress.clone();
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                while let Ok(n) = out.read(&mut chunk) {
-                    if n == 0 {
-                        break;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    progress.store(
-                        started.elapsed().as_millis() as u64,
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
-                }
-                buf
-            })
+        // Each run's limits hold from its `RunStart` frame; where runs cannot be told apart
+        // in the stream, the boot as a whole gets the share of all its runs.
+        let starts = RunStarts::new(&fw.table);
+        let limits = Limits {
+            quiet: self.timeout,
+            wall: self.run_limit,
+            output: self.max_output,
         };
-        let err_reader = std::thread::spawn(move || {
-            let mut buf = String::new();
-            let _ = err.read_to_string(&mut buf);
-            buf
+        let limits = if starts.is_some() {
+            limits
+        } else {
+            limits.times(runs)
+        };
+        let progress = Progress::new();
+        let (stdout, stderr, waited) = std::thread::scope(|scope| {
+            let reader = scope.spawn(|| read_runs(out, starts, limits.output, &progress));
+            let err_reader = scope.spawn(move || {
+                let mut buf = Vec::new();
+                let _ = (&mut err).take(1 << 20).read_to_end(&mut buf);
+                // Whatever QEMU writes past 1 MiB is not read, but QEMU must not block.
+                let _ = std::io::copy(&mut err, &mut std::io::sink());
+                String::from_utf8_lossy(&buf).into_owned()
+            });
+            let waited = process::watch(&mut child, &limits, &progress, "QEMU");
+            (
+                reader.join().unwrap_or_default(),
+                err_reader.join().unwrap_or_default(),
+                waited,
+            )
         });
-        let (exit_code, timed_out) = crate::transport::process::wait_quiet_or_kill(
-            &mut child,
-            self.timeout,
-            started,
-            &progress,
-        )?;
-        let stdout = reader.join().unwrap_or_default();
-        let stderr = err_reader.join().unwrap_or_default();
+        let (exit_code, kill) = waited?;
+        if kill == Some(Kill::Stopped) {
+            return Err(JostleError::Interrupted);
+        }
         Ok(RawRun {
             stdout,
             exit_code,
-            timed_out,
+            timed_out: matches!(kill, Some(Kill::Quiet | Kill::Wall)),
+            over_limit: (kill == Some(Kill::Output)).then_some(limits.output),
             stderr,
             wall: started.elapsed(),
         })
     }
 }
 
+/// Reads QEMU's output to its end, telling `progress` of each chunk and of each run start,
+/// until the current run (since its `RunStart` frame) has written more than `cap` bytes.
+fn read_runs(
+    mut out: impl Read,
+    mut starts: Option<RunStarts<'_>>,
+    cap: u64,
+    progress: &Progress,
+) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut run_from = 0;
+    loop {
+        let n = match out.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        progress.output();
+        if let Some(at) = starts.as_mut().and_then(|s| s.scan(&buf)) {
+            run_from = at;
+            progress.run_started();
+        }
+        if (buf.len() - run_from) as u64 > cap {
+            progress.over();
+            break;
+        }
+    }
+    buf
+}
+
 impl RunOutcome {
     /// Decodes a QEMU boot of `fw`.
     pub fn from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> RunOutcome {
         let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
-        let mut error = decoded.error;
-        if error.is_none()
-            && decoded.frames == 0
-            && !raw.timed_out
-            && raw.exit_code != Some(0)
-            && !raw.stderr.trim().is_empty()
-        {
-            error = Some(JostleError::QemuFailed(
-                raw.stderr.lines().next().unwrap_or_default().to_owned(),
-            ));
-        }
+        let error = boot_error(decoded.error, decoded.frames, &raw);
         Self::from_items(
             Port::Qemu,
             config,
@@ -267,17 +319,7 @@ impl RunOutcome {
             segments.last_mut().expect("one segment").push(item);
         }
         let n = segments.len();
-        let mut error = decoded.error;
-        if error.is_none()
-            && decoded.frames == 0
-            && !raw.timed_out
-            && raw.exit_code != Some(0)
-            && !raw.stderr.trim().is_empty()
-        {
-            error = Some(JostleError::QemuFailed(
-                raw.stderr.lines().next().unwrap_or_default().to_owned(),
-            ));
-        }
+        let mut error = boot_error(decoded.error, decoded.frames, &raw);
         let mut outcomes = Vec::with_capacity(n);
         for (k, items) in segments.into_iter().enumerate() {
             let last = k + 1 == n;
@@ -313,6 +355,28 @@ impl RunOutcome {
         }
         outcomes
     }
+}
+
+/// What went wrong with a boot, besides its verdicts: the last run wrote more than it may
+/// (its partial stream is cut, so that comes first), the stream's own error, or QEMU failed
+/// before the firmware wrote anything.
+fn boot_error(stream: Option<JostleError>, frames: usize, raw: &RawRun) -> Option<JostleError> {
+    if let Some(cap) = raw.over_limit {
+        return Some(JostleError::OutputLimit(format!(
+            "the run wrote more than {cap} bytes and was killed (raise --max-output if it is meant to)"
+        )));
+    }
+    if stream.is_none()
+        && frames == 0
+        && !raw.timed_out
+        && raw.exit_code != Some(0)
+        && !raw.stderr.trim().is_empty()
+    {
+        return Some(JostleError::QemuFailed(
+            raw.stderr.lines().next().unwrap_or_default().to_owned(),
+        ));
+    }
+    stream
 }
 
 fn is_run_start(item: &Item) -> bool {
