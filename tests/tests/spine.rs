@@ -186,7 +186,18 @@ fn firmware_arguments_reach_the_firmware() {
 
 #[test]
 fn host_port_and_qemu_make_the_same_decisions() {
-    for bin in ["rf_fig2", "abba_deadlock", "rf_fig1", "af_fig2"] {
+    // Atomics and interrupts included: their operations are steps too.
+    for bin in [
+        "rf_fig2",
+        "abba_deadlock",
+        "rf_fig1",
+        "af_fig2",
+        "atomic_check_then_act",
+        "spsc_publish_order",
+        "irq_counter",
+        "irq_nested",
+        "irq_masked_ok",
+    ] {
         let fw = firmware(bin);
         for seed in 0..8 {
             let q = run_qemu(&fw, config(seed, &[3]));
@@ -280,8 +291,13 @@ fn a_hard_fault_is_named_in_words_with_its_registers() {
             .lines()
             .find(|l| l.starts_with("verdict: hard_fault"))
             .unwrap_or_else(|| panic!("--arg {arg}: no verdict line: {text}"));
-        assert!(verdict.contains(&format!("HardFault in task t1: {words} (pc 0x")), "{verdict}");
-        for register in ["lr 0x", "xpsr 0x", "cfsr 0x", "hfsr 0x", "mmfar 0x", "bfar 0x"] {
+        assert!(
+            verdict.contains(&format!("HardFault in task t1: {words} (pc 0x")),
+            "{verdict}"
+        );
+        for register in [
+            "lr 0x", "xpsr 0x", "cfsr 0x", "hfsr 0x", "mmfar 0x", "bfar 0x",
+        ] {
             assert!(verdict.contains(register), "{verdict}");
         }
     }

@@ -304,6 +304,15 @@ pub fn is_step(ev: &Event) -> bool {
             | Event::Yield { .. }
             | Event::FrameEnter { .. }
             | Event::FrameExit { .. }
+            | Event::AtomicLoad { .. }
+            | Event::AtomicStore { .. }
+            | Event::AtomicRmw { .. }
+            | Event::CasFailed { .. }
+            | Event::IrqRequest { .. }
+            | Event::IrqEnter { .. }
+            | Event::IrqExit { .. }
+            | Event::IrqMask { .. }
+            | Event::PrioMask { .. }
     )
 }
 
