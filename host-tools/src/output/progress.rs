@@ -21,6 +21,8 @@ pub struct Status {
     pub confirmed: usize,
     /// Candidates with a harmful run.
     pub harmful: usize,
+    /// Failure signatures seen (any phase, predicted or not).
+    pub failures: usize,
     /// Wall time so far.
     pub elapsed: Duration,
 }
@@ -60,8 +62,8 @@ impl Progress {
     fn message(s: &Status) -> String {
         let rate = s.runs as f64 / s.elapsed.as_secs_f64().max(1e-9);
         format!(
-            "{rate:.1} runs/s  predicted {}  confirmed {}  harmful {}",
-            s.predicted, s.confirmed, s.harmful
+            "{rate:.1} runs/s  predicted {}  confirmed {}  harmful {}  failures {}",
+            s.predicted, s.confirmed, s.harmful, s.failures
         )
     }
 

@@ -92,7 +92,7 @@ pub struct Campaign<'r> {
     traces: u32,
     runs_done: AtomicU64,
     planned: AtomicU64,
-    counts: [AtomicUsize; 3],
+    counts: [AtomicUsize; 4],
     phase: std::sync::Mutex<String>,
     budget_hit: AtomicBool,
     /// Rounds ended with candidates still untried (`--max-rounds`).

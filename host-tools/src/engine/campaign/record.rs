@@ -197,6 +197,7 @@ impl Campaign<'_> {
         self.counts[0].store(self.report.bugs.len(), Ordering::SeqCst);
         self.counts[1].store(real, Ordering::SeqCst);
         self.counts[2].store(harmful, Ordering::SeqCst);
+        self.counts[3].store(self.report.failed().count(), Ordering::SeqCst);
     }
 
     pub(super) fn finish_timing(&mut self) {

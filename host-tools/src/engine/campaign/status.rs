@@ -18,6 +18,7 @@ impl Campaign<'_> {
             predicted: self.counts[0].load(Ordering::SeqCst),
             confirmed: self.counts[1].load(Ordering::SeqCst),
             harmful: self.counts[2].load(Ordering::SeqCst),
+            failures: self.counts[3].load(Ordering::SeqCst),
             elapsed: self.started.elapsed(),
         }
     }
