@@ -371,8 +371,7 @@ impl Report {
 
     /// Sorts the failures: failures before suspected, then by first occurrence.
     pub fn sort_failures(&mut self) {
-        self.failures
-            .sort_by(|a, b| (!a.is_failure(), a.order).cmp(&(!b.is_failure(), b.order)));
+        self.failures.sort_by_key(|f| (!f.is_failure(), f.order));
     }
 
     /// Confirmed bugs.
