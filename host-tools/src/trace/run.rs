@@ -199,8 +199,8 @@ impl RunOutcome {
             .collect()
     }
 
-    /// Was a targeted bug made real (a `RealRace`, `AtomicityViolation` or
-    /// `DeadlockConfirmed` event)? Under DrFinder, whose aim is a race hidden behind a lock
+    /// Was a targeted bug made real (a `RealRace`, `AtomicityViolation`, `Unserializable`
+    /// or `DeadlockConfirmed` event)? Under DrFinder, whose aim is a race hidden behind a lock
     /// hand-off, also: the happens-before detector finds the targeted race (any race when
     /// untargeted) in the trace (full trace level needed).
     pub fn confirmed(&self) -> bool {
@@ -218,7 +218,9 @@ impl RunOutcome {
         use jostle_kernel::targets::{role, role_of};
         let bps = &self.config.breakpoints;
         match *ev {
-            Event::RealRace { .. } | Event::AtomicityViolation { .. } => true,
+            Event::RealRace { .. }
+            | Event::AtomicityViolation { .. }
+            | Event::Unserializable { .. } => true,
             Event::DeadlockConfirmed { .. } if bps.is_empty() => true,
             Event::DeadlockConfirmed { .. } => {
                 let acquire = |s: u32| {
@@ -320,7 +322,10 @@ pub fn is_step(ev: &Event) -> bool {
 pub fn is_finding(ev: &Event) -> bool {
     matches!(
         ev,
-        Event::RealRace { .. } | Event::AtomicityViolation { .. } | Event::DeadlockConfirmed { .. }
+        Event::RealRace { .. }
+            | Event::AtomicityViolation { .. }
+            | Event::Unserializable { .. }
+            | Event::DeadlockConfirmed { .. }
     )
 }
 

@@ -235,6 +235,7 @@ pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
             } => {
                 wanted.extend([(by, s), (t, block)]);
             }
+            Event::Unserializable { t, s, by, s2, .. } => wanted.extend([(t, s), (by, s2)]),
             Event::DeadlockConfirmed { t, s, l, holder } => blocked.push((t, s, l, holder)),
             _ => {}
         }
