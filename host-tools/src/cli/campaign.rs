@@ -112,6 +112,29 @@ pub(crate) fn firmware_command(fw: &FirmwareArgs, path: &std::path::Path, via: &
     format!("{c}{}", via.describe())
 }
 
+/// Ctrl-C, SIGTERM and SIGHUP stop the campaign: `stop` is set (no job starts any more),
+/// no run process starts any more and the ones in flight are killed (their runs are not
+/// counted), and the report of what finished is written (exit 130). A second signal quits
+/// at once, with exit 130: the runs' processes are killed and their temporary files
+/// removed first.
+fn on_signals(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    use jostle_host_tools::transport::process;
+    use std::sync::atomic::Ordering;
+    let handler = move || {
+        if stop.swap(true, Ordering::SeqCst) {
+            process::stop();
+            process::remove_temporary_files();
+            eprintln!("jostle: stopped at once; the report holds what was written before");
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+        process::stop();
+        eprintln!("jostle: stopping (runs in flight are dropped); a second Ctrl-C quits at once");
+    };
+    if let Err(e) = ctrlc::set_handler(handler) {
+        eprintln!("jostle: warning: Ctrl-C will not stop the campaign cleanly ({e})");
+    }
+}
+
 pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     use jostle_host_tools::engine::campaign::{Budget, Campaign, Settings};
     use std::sync::Arc;
@@ -163,11 +186,7 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         livelock_bound: args.livelock_bound,
     };
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // A second Ctrl-C while the report is written is ignored: it is written quickly.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
+    on_signals(stop.clone());
     let progress = Progress::new();
     let mut c = Campaign::new(&*runner, settings, stop.clone());
     let result = c.run(&|s| progress.update(s));
@@ -181,8 +200,13 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         "jostle: report in {} (report.json, report.html)",
         args.report.display()
     );
-    result?;
-    Ok(if stop.load(Ordering::SeqCst) {
+    let interrupted = stop.load(Ordering::SeqCst);
+    match result {
+        // A run in flight killed by the stop: what finished is in the report.
+        Err(JostleError::Interrupted) if interrupted => {}
+        result => result?,
+    }
+    Ok(if interrupted {
         EXIT_INTERRUPTED
     } else if report.any_failure() {
         EXIT_HARMFUL

@@ -57,7 +57,8 @@ pub trait Transport: Sync {
 
     /// Runs `n` consecutive seeds from `config.seed`: on QEMU several per boot (the
     /// firmware resets itself between them), elsewhere one run at a time. Returns one
-    /// outcome per run, in seed order; stops early at a run with an error (it is the last).
+    /// outcome per run, in seed order; stops early at a run with an error (it is the last),
+    /// and when `jostle` is stopping (the runs before the killed boot).
     fn run_batch(&self, config: &Config, n: u32) -> Result<Vec<RunOutcome>, JostleError> {
         let mut outcomes: Vec<RunOutcome> = Vec::with_capacity(n as usize);
         while (outcomes.len() as u32) < n {
@@ -73,9 +74,15 @@ pub trait Transport: Sync {
                 ..config.clone()
             };
             let got = if left > 1 {
-                self.run_boot(first)?
+                self.run_boot(first)
             } else {
-                vec![self.run(Config { runs: 1, ..first }, None)?]
+                self.run(Config { runs: 1, ..first }, None).map(|o| vec![o])
+            };
+            let got = match got {
+                // `jostle` is stopping: the boot in flight was killed; the runs before it
+                // are what there is.
+                Err(JostleError::Interrupted) => break,
+                got => got?,
             };
             let stop = got.is_empty() || got.iter().any(|o| o.error.is_some());
             outcomes.extend(got.into_iter().take(left as usize));
