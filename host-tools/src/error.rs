@@ -100,6 +100,9 @@ pub enum JostleError {
     /// A run wrote more than `--max-output` bytes and was killed (exit 42).
     #[error("{0}")]
     OutputLimit(String),
+    /// The report directory is in use by another `jostle` (its `report.lock`) (exit 43).
+    #[error("{0}")]
+    ReportLocked(String),
     /// `jostle` was stopped (Ctrl-C, SIGTERM, SIGHUP) before the work was done (exit 130).
     #[error("stopped by a signal")]
     Interrupted,
@@ -135,6 +138,7 @@ impl JostleError {
             JostleError::NothingTested(_) => 41,
             JostleError::TaskLimit(_) => 19,
             JostleError::OutputLimit(_) => 42,
+            JostleError::ReportLocked(_) => 43,
             JostleError::Interrupted => 130,
             JostleError::Usage(_) => 2,
         }

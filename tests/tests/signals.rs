@@ -200,6 +200,10 @@ fn a_second_ctrl_c_quits_at_once() {
     let err = stderr_of(&mut child);
     assert_eq!(code, Some(130), "{err}");
     assert!(err.contains("stopped at once"), "{err}");
+    assert!(
+        !reports.join("report.lock").exists(),
+        "the report directory's lock is removed"
+    );
     assert_clean(&fw, tmp.path());
 }
 

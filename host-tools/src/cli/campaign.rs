@@ -115,8 +115,8 @@ pub(crate) fn firmware_command(fw: &FirmwareArgs, path: &std::path::Path, via: &
 /// Ctrl-C, SIGTERM and SIGHUP stop the campaign: `stop` is set (no job starts any more),
 /// no run process starts any more and the ones in flight are killed (their runs are not
 /// counted), and the report of what finished is written (exit 130). A second signal quits
-/// at once, with exit 130: the runs' processes are killed and their temporary files
-/// removed first.
+/// at once, with exit 130: the runs' processes are killed, their temporary files and the
+/// report directory's lock removed first.
 fn on_signals(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
     use jostle_host_tools::transport::process;
     use std::sync::atomic::Ordering;
@@ -124,6 +124,7 @@ fn on_signals(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
         if stop.swap(true, Ordering::SeqCst) {
             process::stop();
             process::remove_temporary_files();
+            jostle_host_tools::output::lock::release_all();
             eprintln!("jostle: stopped at once; the report holds what was written before");
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         }
@@ -163,6 +164,9 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         None => (0, 1),
     };
     let base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
+    // One campaign per report directory (two would overwrite each other's files), taken
+    // before the firmware is built; released when the campaign returns.
+    let _lock = jostle_host_tools::output::lock::lock(&args.report)?;
     let path = args.via.firmware(&args.firmware)?;
     let runner = args.via.runner(path.clone(), args.timeout)?;
     let jobs = args.jobs.unwrap_or_else(|| {

@@ -22,8 +22,11 @@ pub(crate) struct MergeArgs {
 }
 
 pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
-    use jostle_host_tools::output::merge::merge;
+    use jostle_host_tools::output::merge::{check_output, merge};
     use jostle_host_tools::output::report::{Report, write_atomic};
+    check_output(&args.reports, &args.report)?;
+    // One writer per report directory (a campaign may be writing there).
+    let _lock = jostle_host_tools::output::lock::lock(&args.report)?;
     let reports = args
         .reports
         .iter()

@@ -108,6 +108,44 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
 
 /// Adds another shard's runs of one failure signature: Phase I once (every shard makes
 /// it), Phase II runs added; the first run is the earliest in the unsharded order.
+/// Refuses to write the merge into the directory of one of its `inputs` (report
+/// directories or `report.json` files): it would overwrite a shard's report with the merge.
+pub fn check_output(
+    inputs: &[std::path::PathBuf],
+    out: &std::path::Path,
+) -> Result<(), JostleError> {
+    let dir_of = |p: &std::path::Path| {
+        if p.is_dir() {
+            Some(p.to_owned())
+        } else {
+            p.parent().map(|d| {
+                if d.as_os_str().is_empty() {
+                    ".".into()
+                } else {
+                    d.to_owned()
+                }
+            })
+        }
+    };
+    // An output directory that does not exist yet is no input's.
+    let Ok(out_dir) = out.canonicalize() else {
+        return Ok(());
+    };
+    for input in inputs {
+        let same = dir_of(input)
+            .and_then(|d| d.canonicalize().ok())
+            .is_some_and(|d| d == out_dir);
+        if same {
+            return Err(JostleError::Usage(format!(
+                "--report {}: {} is one of the reports being merged; write the merge to another directory",
+                out.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn merge_failure(into: &mut Failure, other: &Failure) {
     into.count += other.count - other.phase1;
     for (c, n) in &other.during {
@@ -168,6 +206,31 @@ mod tests {
     use super::*;
     use crate::output::report::tests::bug;
     use crate::output::report::{Mark, RunCounts};
+
+    #[test]
+    fn the_merge_is_not_written_over_one_of_its_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("shard-0"), dir.path().join("shard-1"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        std::fs::write(b.join("report.json"), "{}").unwrap();
+        let inputs = vec![a.clone(), b.join("report.json")];
+        for out in [
+            a.clone(),
+            b.clone(),
+            a.join("."),
+            b.join("..").join("shard-1"),
+        ] {
+            let e = check_output(&inputs, &out).unwrap_err();
+            assert_eq!(e.exit_code(), 2);
+            assert!(
+                e.to_string().contains("is one of the reports being merged"),
+                "{e}"
+            );
+        }
+        check_output(&inputs, &dir.path().join("merged")).unwrap();
+        check_output(&inputs, dir.path()).unwrap();
+    }
 
     #[test]
     fn merge_adds_counts_and_keeps_the_earliest_run() {
