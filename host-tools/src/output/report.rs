@@ -103,7 +103,7 @@ pub struct Timing {
 pub struct Bug {
     /// The candidate id (16 hex digits, stable across runs and images).
     pub id: String,
-    /// `race`, `atomicity` or `deadlock`.
+    /// `race`, `atomicity`, `access_atomicity` or `deadlock`.
     pub kind: String,
     /// Its sites as `file:line:col`.
     pub sites: Vec<String>,
