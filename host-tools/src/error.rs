@@ -100,6 +100,10 @@ pub enum JostleError {
     /// A run wrote more than `--max-output` bytes and was killed (exit 42).
     #[error("{0}")]
     OutputLimit(String),
+    /// A configuration block file (`--config-file`, `--flash-config`) is refused before any
+    /// run, as the firmware would refuse it (exit 15).
+    #[error("configuration block rejected: {0}")]
+    ConfigRejected(String),
     /// The report directory is in use by another `jostle` (its `report.lock`) (exit 43).
     #[error("{0}")]
     ReportLocked(String),
@@ -138,6 +142,7 @@ impl JostleError {
             JostleError::NothingTested(_) => 41,
             JostleError::TaskLimit(_) => 19,
             JostleError::OutputLimit(_) => 42,
+            JostleError::ConfigRejected(_) => 15,
             JostleError::ReportLocked(_) => 43,
             JostleError::Interrupted => 130,
             JostleError::Usage(_) => 2,

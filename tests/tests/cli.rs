@@ -348,3 +348,48 @@ fn a_run_that_writes_too_much_is_stopped_with_its_own_exit_code() {
     assert!(took < secs(30), "{took:?}");
     assert!(stderr_line(&out).contains("more than 1000000 bytes"));
 }
+
+/// A garbage, empty or oversized `--config-file` (or `--flash-config`) was silently replaced
+/// by the firmware's defaults while the summary printed the options' seed: it is refused
+/// (exit 15, one line), and a good one's run reports the block's own seed.
+#[test]
+fn a_config_file_that_holds_no_valid_block_is_refused_and_a_good_one_reports_its_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fw = elf("rf_fig2");
+    let fw = fw.to_str().unwrap();
+    let block = |name: &str, bytes: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    let good = jostle_kernel::Config {
+        seed: 77,
+        ..jostle_kernel::Config::default()
+    };
+    let mut corrupt = good.encode();
+    corrupt[40] ^= 0x10;
+    for (name, bytes) in [
+        ("garbage.bin", b"garbage".repeat(40)),
+        ("empty.bin", Vec::new()),
+        ("oversized.bin", vec![0x5a; 1 << 20]),
+        ("corrupt.bin", corrupt.to_vec()),
+    ] {
+        let path = block(name, &bytes);
+        for option in ["--config-file", "--flash-config"] {
+            let out = jostle_run(&[fw, "--seed", "3", option, &path], &[]);
+            let err = stderr_line(&out);
+            assert_eq!(out.status.code(), Some(15), "{option} {name}: {err}");
+            assert!(err.contains(name), "{err}");
+            assert!(out.stdout.is_empty(), "{option} {name}: no run is made");
+        }
+    }
+    let path = block("good.bin", &good.encode());
+    let out = jostle_run(&[fw, "--seed", "3", "--json", "--config-file", &path], &[]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().expect("a summary")).unwrap();
+    assert_eq!(summary["seed"], 77, "{summary}");
+    let first: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first["event"], "run_start");
+    assert_eq!(first["seed"], 77);
+}

@@ -56,9 +56,17 @@ impl Transport for QemuTransport {
     }
 
     fn run(&self, config: Config, block: Option<&Path>) -> Result<RunOutcome, JostleError> {
-        let raw = match block {
-            Some(block) => self.qemu.run_with_block(&self.fw, Some(block))?,
-            None => self.qemu.run(&self.fw, &config)?,
+        let (config, raw) = match block {
+            // The run is the block's, whatever the options say: its configuration is the
+            // one reported (seed, strategy, ...).
+            Some(block) => (
+                read_block_file(block, "--config-file", RAM_BLOCK_FILE_MAX)?,
+                self.qemu.run_with_block(&self.fw, Some(block))?,
+            ),
+            None => {
+                let raw = self.qemu.run(&self.fw, &config)?;
+                (config, raw)
+            }
         };
         Ok(RunOutcome::from_qemu(&self.fw, config, raw))
     }
@@ -72,13 +80,45 @@ impl Transport for QemuTransport {
     fn run_from_flash(&self, flash: &Path) -> Option<Result<RunOutcome, JostleError>> {
         let run = || {
             // What the flash block says, for the report of this run.
-            let bytes = std::fs::read(flash)
-                .map_err(|e| JostleError::io(format!("reading {}", flash.display()), e))?;
-            let config = Config::decode(&bytes).ok().flatten().unwrap_or_default();
+            let config = read_block_file(flash, "--flash-config", FLASH_BLOCK_FILE_MAX)?;
             let raw = self.qemu.run_with_blocks(&self.fw, None, Some(flash))?;
             Ok(RunOutcome::from_qemu(&self.fw, config, raw))
         };
         Some(run())
+    }
+}
+
+/// Most bytes of a `--config-file`: the RAM block's region holds, 2 KiB in, what carries
+/// the next run of a boot over a restart, which a longer file would overwrite.
+pub const RAM_BLOCK_FILE_MAX: usize = 2048;
+/// Most bytes of a `--flash-config` file: one 4 KiB flash page.
+pub const FLASH_BLOCK_FILE_MAX: usize = 4096;
+
+/// Reads a configuration block file given as `option` (at most `max` bytes): the
+/// configuration it holds. A file that is empty, longer, holds no block (no magic: the
+/// firmware would quietly run its defaults) or a block the firmware would reject is refused
+/// (exit 15, as the firmware's own rejection), before any run.
+pub fn read_block_file(path: &Path, option: &str, max: usize) -> Result<Config, JostleError> {
+    let refuse =
+        |why: String| JostleError::ConfigRejected(format!("{option} {}: {why}", path.display()));
+    let bytes = std::fs::read(path)
+        .map_err(|e| JostleError::io(format!("reading {}", path.display()), e))?;
+    if bytes.is_empty() {
+        return Err(refuse("the file is empty".into()));
+    }
+    if bytes.len() > max {
+        return Err(refuse(format!(
+            "{} bytes; a block file holds at most {max} (write one with `jostle config --out`)",
+            bytes.len()
+        )));
+    }
+    match Config::decode(&bytes) {
+        Ok(Some(config)) => Ok(config),
+        Ok(None) => Err(refuse(
+            "no configuration block in it (no `JSTL` magic; write one with `jostle config --out`)"
+                .into(),
+        )),
+        Err(rejection) => Err(refuse(rejection.message().into())),
     }
 }
 
@@ -381,4 +421,45 @@ fn boot_error(stream: Option<JostleError>, frames: usize, raw: &RawRun) -> Optio
 
 fn is_run_start(item: &Item) -> bool {
     matches!(item, Item::Event(Event::RunStart { .. }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_files_that_hold_no_valid_block_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        };
+        let good = Config {
+            seed: 77,
+            ..Config::default()
+        };
+        let ok = file("ok.bin", &good.encode());
+        assert_eq!(read_block_file(&ok, "--config-file", 2048).unwrap(), good);
+        let mut page = vec![0u8; 4096];
+        good.encode_page(&mut page);
+        let page = file("page.bin", &page);
+        assert_eq!(read_block_file(&page, "--flash-config", 4096).unwrap(), good);
+        let mut corrupt = good.encode();
+        corrupt[30] ^= 1;
+        for (name, bytes, why) in [
+            ("empty.bin", vec![], "empty"),
+            ("garbage.bin", b"not a block at all".repeat(20), "no configuration block"),
+            ("big.bin", vec![0u8; 5000], "5000 bytes"),
+            ("corrupt.bin", corrupt.to_vec(), "checksum"),
+        ] {
+            let e = read_block_file(&file(name, &bytes), "--config-file", 2048).unwrap_err();
+            assert_eq!(e.exit_code(), 15, "{name}: {e}");
+            let text = e.to_string();
+            assert!(text.contains(why) && text.contains(name), "{name}: {text}");
+            assert_eq!(text.lines().count(), 1);
+        }
+        // A whole page is too long for the RAM block.
+        assert!(read_block_file(&page, "--config-file", 2048).is_err());
+    }
 }
