@@ -9,23 +9,11 @@
 //! strategies'.
 //!
 //! A new strategy is one file implementing [`Strategy`] plus one line in the registry at
-//! the bottom of this file, which gives it its configuration-block id and its name.
+//! the bottom of this file (`7 Name "name" => file::Type,`), which declares its module and
+//! gives it its configuration-block id and its name.
 
-mod atomfuzzer;
-mod avio;
-mod deadlockfuzzer;
-mod drfinder;
-mod pct;
-mod racefuzzer;
-mod random;
-
-pub use atomfuzzer::{AtomFuzzer, Q_ONE};
-pub use avio::Avio;
-pub use deadlockfuzzer::DeadlockFuzzer;
-pub use drfinder::DrFinder;
-pub use pct::Pct;
-pub use racefuzzer::RaceFuzzer;
-pub use random::Random;
+// The strategies' modules are declared by the registry below (one line each).
+pub use atomfuzzer::Q_ONE;
 
 use crate::op::{Op, Slot};
 use crate::rng::SchedRng;
@@ -157,7 +145,12 @@ pub(crate) fn is_acquire(op: &Op) -> bool {
 /// The registry: one line per strategy gives its configuration-block id, its variant and
 /// its name (the CLI's `--strategy` value and the reports' `strategy` field).
 macro_rules! registry {
-    ($( $(#[doc = $doc:literal])* $id:literal $variant:ident $name:literal => $ty:ty, )*) => {
+    ($( $(#[doc = $doc:literal])* $id:literal $variant:ident $name:literal => $module:ident :: $ty:ident, )*) => {
+        $(
+            mod $module;
+            pub use $module::$ty;
+        )*
+
         /// The strategy a configuration block names (its byte is the id).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -303,19 +296,19 @@ macro_rules! registry {
 
 registry! {
     /// Uniform over enabled tasks (atomfuzzer-fse08 Algorithm 1, SimpleFuzzer).
-    0 Random "random" => Random,
+    0 Random "random" => random::Random,
     /// RaceFuzzer: breakpoints are the racing pair's sites.
-    1 Race "race" => RaceFuzzer,
+    1 Race "race" => racefuzzer::RaceFuzzer,
     /// AtomFuzzer: `params[0]` is the pause probability q in units of 1/65536 (0: 0.5);
     /// breakpoints (optional) name the block and re-acquire sites.
-    2 Atom "atom" => AtomFuzzer,
+    2 Atom "atom" => atomfuzzer::AtomFuzzer,
     /// DeadlockFuzzer: breakpoints are the cycle's acquire and context sites.
-    3 Deadlock "deadlock" => DeadlockFuzzer,
+    3 Deadlock "deadlock" => deadlockfuzzer::DeadlockFuzzer,
     /// DrFinder: breakpoints are may-trigger relations (frame site, lock class).
-    4 DrFinder "drfinder" => DrFinder,
+    4 DrFinder "drfinder" => drfinder::DrFinder,
     /// PCT: `params[0]` is the depth d (0: 3), `params[1]` the step bound k (0: 1000).
-    5 Pct "pct" => Pct,
+    5 Pct "pct" => pct::Pct,
     /// AVIO/CTrigger: breakpoints are a triple's first, second and remote access sites
     /// (and the source holding the remote access, if a handler does).
-    6 Avio "avio" => Avio,
+    6 Avio "avio" => avio::Avio,
 }
