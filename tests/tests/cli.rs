@@ -393,3 +393,94 @@ fn a_config_file_that_holds_no_valid_block_is_refused_and_a_good_one_reports_its
     assert_eq!(first["event"], "run_start");
     assert_eq!(first["seed"], 77);
 }
+
+/// Options that were silently ignored or accepted are refused with one line and exit 2:
+/// `--flash-config` with `--runs`, `--probe` or `--host`, and counts of zero.
+#[test]
+fn ignored_and_zero_options_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fw = elf("rf_fig2");
+    let fw = fw.to_str().unwrap();
+    let page = dir.path().join("page.bin");
+    let mut bytes = vec![0u8; 4096];
+    jostle_kernel::Config::default().encode_page(&mut bytes);
+    std::fs::write(&page, bytes).unwrap();
+    let page = page.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", fw, "--flash-config", page, "--runs", "3"],
+            "--runs",
+        ),
+        (
+            &["run", fw, "--flash-config", page, "--runs", "1"],
+            "--runs",
+        ),
+        (
+            &[
+                "run",
+                fw,
+                "--flash-config",
+                page,
+                "--probe",
+                "--chip",
+                "RP2040",
+            ],
+            "--probe",
+        ),
+        (&["run", fw, "--flash-config", page, "--host"], "--host"),
+        (&["run", fw, "--runs", "0"], "--runs"),
+        (&["predict", fw, "--runs", "0"], "--runs"),
+        (&["confirm", fw, "--runs", "0"], "--runs"),
+        (
+            &["run", fw, "--strategy", "pct", "--pct-depth", "0"],
+            "--pct-depth",
+        ),
+        (
+            &["confirm", fw, "--strategy", "pct", "--pct-depth", "0"],
+            "--pct-depth",
+        ),
+        (&["predict", fw, "--cycle-len", "0"], "--cycle-len"),
+        (&["run", fw, "--max-output", "0"], "--max-output"),
+        (&["run", fw, "--run-limit", "NaN"], "--run-limit"),
+    ];
+    for (args, option) in cases {
+        let out = Command::new(jostle()).args(*args).output().unwrap();
+        let err = stderr_line(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(option), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing runs");
+    }
+    // The flash block alone still boots.
+    let out = Command::new(jostle())
+        .args(["run", fw, "--flash-config", page])
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 11)), "{out:?}");
+}
+
+/// A prediction file of another schema version is refused (exit 30), before its fields.
+#[test]
+fn a_prediction_of_an_unknown_schema_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("prediction.json");
+    std::fs::write(
+        &path,
+        r#"{"schema_version": 99, "candidates": [], "relations": []}"#,
+    )
+    .unwrap();
+    let out = jostle_run(
+        &[
+            elf("rf_fig2").to_str().unwrap(),
+            "--strategy",
+            "race",
+            "--target",
+            "0123456789abcdef",
+            "--prediction",
+            path.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let err = stderr_line(&out);
+    assert_eq!(out.status.code(), Some(30), "{err}");
+    assert!(err.contains("schema version 99"), "{err}");
+}

@@ -128,7 +128,7 @@ pub(crate) struct StrategyArgs {
     #[arg(long, default_value_t = 0.5)]
     pub(crate) q: f64,
     /// PCT's depth d (bugs of depth d are found with probability >= 1/(n k^(d-1))).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) pct_depth: u32,
     /// PCT's step bound k, in scheduling steps (0: the length of a Random run of the same
     /// seed, measured first).

@@ -15,7 +15,7 @@ pub(crate) struct ConfirmArgs {
     #[command(flatten)]
     pub(crate) steer: StrategyArgs,
     /// Runs per target (seeds --seed, --seed+1, ...).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) runs: u32,
     #[command(flatten)]
     pub(crate) each: EachRun,

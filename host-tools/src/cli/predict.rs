@@ -13,7 +13,7 @@ pub(crate) struct PredictArgs {
     #[command(flatten)]
     pub(crate) firmware: FirmwareArgs,
     /// Random-strategy runs to analyse (seeds --seed, --seed+1, ...).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) runs: u32,
     #[command(flatten)]
     pub(crate) each: EachRun,
@@ -27,7 +27,7 @@ pub(crate) struct PredictArgs {
     #[arg(long)]
     pub(crate) json: bool,
     /// Longest deadlock cycle searched (iGoodlock's k).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub(crate) cycle_len: usize,
     /// DrFinder may-trigger depth d.
     #[arg(long, default_value_t = jostle_checker::drfinder::DEFAULT_DEPTH)]
@@ -64,9 +64,6 @@ pub(crate) fn predict(args: PredictArgs) -> Result<u8, JostleError> {
             }
         }
     } else {
-        if args.runs == 0 {
-            return Err(JostleError::Usage("--runs must be at least 1".into()));
-        }
         let base = args.each.config(TraceLevel::Full)?;
         let target = args.each.runner(&args.firmware)?;
         prediction.firmware = Some(fingerprint(target.path())?);

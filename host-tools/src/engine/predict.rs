@@ -252,13 +252,25 @@ pub fn write_prediction(prediction: &Prediction, path: &Path) -> Result<(), Jost
         .map_err(|e| JostleError::io(format!("writing {}", path.display()), e))
 }
 
-/// Reads a prediction file.
+/// Reads a prediction file (of this tool's schema version: another version is refused
+/// before its fields are read, so the message says why).
 pub fn read_prediction(path: &Path) -> Result<Prediction, JostleError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| JostleError::io(format!("reading {}", path.display()), e))?;
-    Prediction::from_json(&text).map_err(|e| {
-        JostleError::BadPrediction(format!("{}: not a prediction file ({e})", path.display()))
-    })
+    let bad = |why: String| JostleError::BadPrediction(format!("{}: {why}", path.display()));
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not a prediction file ({e})")))?;
+    match value.get("schema_version").map(|v| v.as_u64()) {
+        Some(Some(v)) if v == u64::from(jostle_checker::SCHEMA_VERSION) => {}
+        Some(Some(v)) => {
+            return Err(bad(format!(
+                "schema version {v} (this jostle reads {})",
+                jostle_checker::SCHEMA_VERSION
+            )));
+        }
+        _ => return Err(bad("not a prediction file (no schema_version)".into())),
+    }
+    serde_json::from_value(value).map_err(|e| bad(format!("not a prediction file ({e})")))
 }
 
 #[cfg(test)]
@@ -271,6 +283,31 @@ mod tests {
 {"event":"run_end","verdict":0,"steps":3}
 {"summary":true,"verdict":"pass","error":null}
 "#;
+
+    #[test]
+    fn a_prediction_of_another_schema_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prediction.json");
+        let mut p = Prediction::new();
+        std::fs::write(&path, p.to_json()).unwrap();
+        assert_eq!(read_prediction(&path).unwrap(), p);
+        for version in [0, jostle_checker::SCHEMA_VERSION + 1, 99] {
+            p.schema_version = version;
+            std::fs::write(&path, p.to_json()).unwrap();
+            let e = read_prediction(&path).unwrap_err();
+            assert_eq!(e.exit_code(), 30);
+            assert!(
+                e.to_string().contains(&format!("schema version {version}")),
+                "{e}"
+            );
+        }
+        // A future version whose fields changed too: its version is what is reported.
+        std::fs::write(&path, r#"{"schema_version": 7, "candidates": 3}"#).unwrap();
+        let e = read_prediction(&path).unwrap_err();
+        assert!(e.to_string().contains("schema version 7"), "{e}");
+        std::fs::write(&path, r#"{"candidates": []}"#).unwrap();
+        assert_eq!(read_prediction(&path).unwrap_err().exit_code(), 30);
+    }
 
     #[test]
     fn reads_saved_runs_and_refuses_truncated_ones() {

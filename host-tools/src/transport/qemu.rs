@@ -444,12 +444,19 @@ mod tests {
         let mut page = vec![0u8; 4096];
         good.encode_page(&mut page);
         let page = file("page.bin", &page);
-        assert_eq!(read_block_file(&page, "--flash-config", 4096).unwrap(), good);
+        assert_eq!(
+            read_block_file(&page, "--flash-config", 4096).unwrap(),
+            good
+        );
         let mut corrupt = good.encode();
         corrupt[30] ^= 1;
         for (name, bytes, why) in [
             ("empty.bin", vec![], "empty"),
-            ("garbage.bin", b"not a block at all".repeat(20), "no configuration block"),
+            (
+                "garbage.bin",
+                b"not a block at all".repeat(20),
+                "no configuration block",
+            ),
             ("big.bin", vec![0u8; 5000], "5000 bytes"),
             ("corrupt.bin", corrupt.to_vec(), "checksum"),
         ] {
