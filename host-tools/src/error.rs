@@ -20,6 +20,15 @@ pub enum JostleError {
     /// The ELF carries no defmt table (exit 22).
     #[error("{0}: the ELF has no defmt data (was it linked with -Tdefmt.x and does it use defmt?)")]
     NoDefmt(PathBuf),
+    /// The ELF's defmt table cannot be read: damaged, or of a defmt wire format this tool
+    /// does not read (exit 22).
+    #[error("{path}: the ELF's defmt table cannot be read ({reason})")]
+    BadDefmt {
+        /// The file.
+        path: PathBuf,
+        /// What the defmt decoder said, on one line.
+        reason: String,
+    },
     /// The ELF has no configuration block symbol (exit 28): the board's `memory.x` was not
     /// linked, often because the linker scripts were not passed.
     #[error("{path}: not a Jostle firmware (no JOSTLE_CONFIG symbol; {hint})")]
@@ -122,6 +131,7 @@ impl JostleError {
             JostleError::QemuMissing(_) => 20,
             JostleError::NotElf { .. } => 21,
             JostleError::NoDefmt(_) => 22,
+            JostleError::BadDefmt { .. } => 22,
             JostleError::NoConfigSymbol { .. } => 28,
             JostleError::StreamTruncated(_) => 23,
             JostleError::StreamCorrupt(_) => 24,

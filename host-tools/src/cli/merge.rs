@@ -30,7 +30,13 @@ pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
     let reports = args
         .reports
         .iter()
-        .map(|p| Report::read(p))
+        .map(|p| {
+            // An input that cannot be read is a report that cannot be read (exit 31).
+            Report::read(p).map_err(|e| match e {
+                JostleError::Io { .. } => JostleError::BadReport(e.to_string()),
+                e => e,
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let mut merged = merge(&reports)?;
     merged.set_report_dir(&args.report);

@@ -56,8 +56,9 @@ pub(crate) fn predict(args: PredictArgs) -> Result<u8, JostleError> {
     let mut failure = None;
     if !args.traces.is_empty() {
         for file in &args.traces {
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| JostleError::io(format!("reading {}", file.display()), e))?;
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                JostleError::BadTrace(format!("{}: cannot be read ({e})", file.display()))
+            })?;
             for trace in traces_from_json(&text, &file.display().to_string())? {
                 prediction.merge(predict_trace(&trace, traces, &options));
                 traces += 1;

@@ -255,9 +255,8 @@ pub fn write_prediction(prediction: &Prediction, path: &Path) -> Result<(), Jost
 /// Reads a prediction file (of this tool's schema version: another version is refused
 /// before its fields are read, so the message says why).
 pub fn read_prediction(path: &Path) -> Result<Prediction, JostleError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| JostleError::io(format!("reading {}", path.display()), e))?;
     let bad = |why: String| JostleError::BadPrediction(format!("{}: {why}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| bad(format!("not a prediction file ({e})")))?;
     match value.get("schema_version").map(|v| v.as_u64()) {

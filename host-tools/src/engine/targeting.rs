@@ -66,7 +66,13 @@ pub fn candidate_breakpoints(
                 "the prediction was made on another image and does not say where site {site:#x} is"
             ))
         })?;
-        space.ids(location)
+        // A site the running image lacks: the prediction is another firmware's.
+        space.ids(location).map_err(|_| {
+            JostleError::BadPrediction(format!(
+                "the prediction was made on another image: {location} (candidate {}) is no instrumented operation of this firmware",
+                candidate.id
+            ))
+        })
     };
     let mut bps = Vec::new();
     let mut add = |site: u32, aux: u32| -> Result<(), JostleError> {

@@ -25,6 +25,29 @@ pub use process::Limits;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Loads a firmware ELF for a transport. An ELF whose defmt table cannot be read (damaged,
+/// or of another defmt wire format) is told apart from a file that is no ELF, which
+/// `Firmware::load` reports alike: exit 22, not 21, on one line.
+pub fn load_firmware(path: &Path) -> Result<Firmware, JostleError> {
+    Firmware::load(path).map_err(|e| match e {
+        JostleError::NotElf { path, reason } if is_elf(&path) => {
+            let reason = reason.strip_prefix("bad defmt table: ").unwrap_or(&reason);
+            JostleError::BadDefmt {
+                reason: reason.lines().map(str::trim).collect::<Vec<_>>().join("; "),
+                path,
+            }
+        }
+        e => e,
+    })
+}
+
+/// Whether the file at `path` parses as an ELF.
+fn is_elf(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| {
+        object::File::parse(&*bytes).is_ok_and(|f| f.format() == object::BinaryFormat::Elf)
+    })
+}
+
 /// What the engine needs of a place where runs happen.
 pub trait Transport: Sync {
     /// The firmware file (its fingerprint names the image in predictions and reports).
@@ -121,7 +144,7 @@ impl Runner {
         selector: &str,
         limits: Limits,
     ) -> Result<Runner, JostleError> {
-        let fw = Firmware::load(&path)?;
+        let fw = load_firmware(&path)?;
         let mut board = probe::ProbeTransport::open(fw, chip, selector, limits.quiet)?;
         board.run_limit = limits.wall;
         board.max_output = limits.output;

@@ -78,7 +78,7 @@ impl ProbeTransport {
         selector: &str,
         timeout: Duration,
     ) -> Result<ProbeTransport, JostleError> {
-        ProbeTransport::open(Firmware::load(path)?, chip, selector, timeout)
+        ProbeTransport::open(super::load_firmware(path)?, chip, selector, timeout)
     }
 
     /// Finds the probe (`selector`: `VID:PID[:SERIAL]`, or any when empty), attaches to

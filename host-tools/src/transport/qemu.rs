@@ -40,7 +40,7 @@ impl QemuTransport {
             ..Qemu::default()
         };
         Ok(QemuTransport {
-            fw: Firmware::load(path)?,
+            fw: super::load_firmware(path)?,
             qemu,
         })
     }
@@ -398,22 +398,24 @@ impl RunOutcome {
 }
 
 /// What went wrong with a boot, besides its verdicts: the last run wrote more than it may
-/// (its partial stream is cut, so that comes first), the stream's own error, or QEMU failed
-/// before the firmware wrote anything.
+/// (its partial stream is cut, so that comes first), the stream's own error, or QEMU ended
+/// before the firmware wrote anything (whatever its exit code: a QEMU that exits at once,
+/// or a `JOSTLE_QEMU` that is no QEMU).
 fn boot_error(stream: Option<JostleError>, frames: usize, raw: &RawRun) -> Option<JostleError> {
     if let Some(cap) = raw.over_limit {
         return Some(JostleError::OutputLimit(format!(
             "the run wrote more than {cap} bytes and was killed (raise --max-output if it is meant to)"
         )));
     }
-    if stream.is_none()
-        && frames == 0
-        && !raw.timed_out
-        && raw.exit_code != Some(0)
-        && !raw.stderr.trim().is_empty()
-    {
+    if stream.is_none() && frames == 0 && !raw.timed_out {
+        let code = raw.exit_code.map_or("killed by a signal".into(), |c| {
+            format!("exited with code {c}")
+        });
         return Some(JostleError::QemuFailed(
-            raw.stderr.lines().next().unwrap_or_default().to_owned(),
+            match raw.stderr.lines().map(str::trim).find(|l| !l.is_empty()) {
+                Some(line) => format!("{line} ({code})"),
+                None => format!("{code} before the firmware wrote anything"),
+            },
         ));
     }
     stream
@@ -426,6 +428,43 @@ fn is_run_start(item: &Item) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_boot_without_output_is_qemu_failing_whatever_its_exit_code() {
+        let raw = |exit_code, stderr: &str| RawRun {
+            stdout: Vec::new(),
+            exit_code,
+            timed_out: false,
+            over_limit: None,
+            stderr: stderr.into(),
+            wall: Duration::ZERO,
+        };
+        for (r, says) in [
+            (
+                raw(Some(0), ""),
+                "exited with code 0 before the firmware wrote anything",
+            ),
+            (
+                raw(Some(1), "\n  qemu: bad machine\n"),
+                "qemu: bad machine (exited with code 1)",
+            ),
+            (
+                raw(None, ""),
+                "killed by a signal before the firmware wrote anything",
+            ),
+        ] {
+            let e = boot_error(None, 0, &r).expect("an error");
+            assert_eq!(e.exit_code(), 27, "{e}");
+            assert_eq!(e.to_string(), format!("QEMU failed: {says}"));
+        }
+        // Output cut by the limit comes first; a silent run that timed out is no failure.
+        let mut over = raw(None, "");
+        over.over_limit = Some(10);
+        assert_eq!(boot_error(None, 0, &over).unwrap().exit_code(), 42);
+        let mut silent = raw(None, "");
+        silent.timed_out = true;
+        assert!(boot_error(None, 0, &silent).is_none());
+    }
 
     #[test]
     fn block_files_that_hold_no_valid_block_are_refused() {

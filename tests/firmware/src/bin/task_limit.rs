@@ -5,7 +5,7 @@
 
 use jostle::*;
 
-static STACKS: [Stack<1024>; MAX_TASKS] = [const { Stack::new() }; MAX_TASKS];
+static STACKS: [Stack<2048>; MAX_TASKS] = [const { Stack::new() }; MAX_TASKS];
 
 fn worker() {
     yield_now();

@@ -1,0 +1,520 @@
+//! The README's exit-code table, row by row: each code the host tool can be made to give
+//! without hardware is provoked through the command line, and every row of the table is
+//! either provoked here or listed in [`NOT_PROVOKABLE`] with the reason. An error (not a
+//! verdict) is one line on stderr, never a panic.
+
+mod common;
+
+use common::*;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Rows of the table no test can provoke here, and why.
+const NOT_PROVOKABLE: &[(i32, &str)] = &[
+    (
+        18,
+        "a board that stops answering mid-run needs a board and a probe",
+    ),
+    (
+        35,
+        "attaching fails only with a probe connected to a target that refuses it",
+    ),
+    (36, "flashing fails only with a probe and a board"),
+    (
+        38,
+        "three lost runs in a row need a board that stops answering",
+    ),
+];
+
+/// One row: the code, what provokes it, and whether its message must be one line on
+/// stderr (errors; verdicts print a trace, campaigns their progress).
+struct Case {
+    code: i32,
+    what: &'static str,
+    args: Vec<OsString>,
+    env: Vec<(&'static str, OsString)>,
+    cwd: Option<PathBuf>,
+    one_line: bool,
+}
+
+fn case(code: i32, what: &'static str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Case {
+    Case {
+        code,
+        what,
+        args: args.iter().map(|a| a.as_ref().to_owned()).collect(),
+        env: Vec::new(),
+        cwd: None,
+        // Verdicts (0, 10-19) print a run; campaigns (40, 41) their progress and table;
+        // a failed build (25) shows cargo's own diagnostics first.
+        one_line: !matches!(code, 0 | 10..=19 | 25 | 40 | 41) || what.contains("(host side)"),
+    }
+}
+
+impl Case {
+    fn env(mut self, key: &'static str, value: impl AsRef<std::ffi::OsStr>) -> Case {
+        self.env.push((key, value.as_ref().to_owned()));
+        self
+    }
+
+    fn cwd(mut self, dir: &Path) -> Case {
+        self.cwd = Some(dir.to_owned());
+        self
+    }
+
+    fn run(&self) -> Output {
+        let mut cmd = Command::new(jostle());
+        cmd.args(&self.args).stdin(Stdio::null());
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
+        cmd.output().expect("jostle runs")
+    }
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// A stand-in for QEMU (`JOSTLE_QEMU`): a shell script that ignores its arguments.
+fn fake_qemu(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = write(dir, name, format!("#!/bin/sh\n{body}\n").as_bytes());
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `bin`'s ELF with every occurrence of `from` replaced by `to` (same length).
+fn patched_elf(dir: &Path, bin: &str, from: &[u8], to: &[u8]) -> PathBuf {
+    assert_eq!(from.len(), to.len());
+    let mut bytes = std::fs::read(elf(bin)).unwrap();
+    let mut found = 0;
+    let mut i = 0;
+    while i + from.len() <= bytes.len() {
+        if &bytes[i..i + from.len()] == from {
+            bytes[i..i + from.len()].copy_from_slice(to);
+            found += 1;
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+    assert!(found > 0, "{bin}: no {:?}", String::from_utf8_lossy(from));
+    write(dir, &format!("{bin}-patched-{found}"), &bytes)
+}
+
+/// The QEMU build of `af_fig1` whose defmt goes over RTT (as `tests/boards.rs` builds it):
+/// an image the probe backend accepts.
+fn rtt_elf() -> PathBuf {
+    let dir = target_dir().join("rtt");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(workspace())
+        .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
+        .args(["-p", "jostle-examples", "--features", "mps2-an385-rtt"])
+        .arg("--target-dir")
+        .arg(&dir)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success());
+    dir.join("thumbv7m-none-eabi")
+        .join("release")
+        .join("af_fig1")
+}
+
+/// The codes of the README's exit-code table.
+fn readme_codes() -> Vec<i32> {
+    let text = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let table = text
+        .split("### Exit codes")
+        .nth(1)
+        .expect("README: ### Exit codes");
+    table
+        .lines()
+        .skip_while(|l| !l.starts_with("| code"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_start_matches('|')
+                .split('|')
+                .next()
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("README row {l}"))
+        })
+        .collect()
+}
+
+/// A small campaign of `rf_fig2` (whose race is harmful) into `dir/report`.
+fn small_campaign(fw: &Path, dir: &Path) -> Case {
+    case(
+        40,
+        "campaign: a harmful bug",
+        &[
+            &"campaign",
+            &fw,
+            &"--phase1-runs",
+            &"2",
+            &"--runs-per-candidate",
+            &"2",
+            &"--max-rounds",
+            &"1",
+            &"--report",
+            &dir.join("report"),
+        ],
+    )
+}
+
+#[test]
+fn every_exit_code_of_the_readme_is_what_it_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let fw = |bin: &str| elf(bin);
+    let rf_fig1 = fw("rf_fig1");
+    let rf_fig2 = fw("rf_fig2");
+
+    // A recorded stream of rf_fig2, served by fake QEMUs.
+    let raw = qemu()
+        .run(&firmware("rf_fig2"), &config(1, &[]))
+        .expect("qemu runs");
+    let stream = write(d, "stream.bin", &raw.stdout);
+    let cut = write(d, "cut.bin", &raw.stdout[..raw.stdout.len() - 3]);
+    let cut_qemu = fake_qemu(d, "qemu-cut", &format!("cat '{}'", cut.display()));
+    let lying_qemu = fake_qemu(
+        d,
+        "qemu-lies",
+        &format!("cat '{}'; exit 3", stream.display()),
+    );
+    let failing_qemu = fake_qemu(
+        d,
+        "qemu-fails",
+        "echo 'qemu-system-arm: -machine mps2-an385: unsupported machine' >&2; exit 1",
+    );
+
+    // Prediction files: none, another firmware's, another schema's.
+    let p1 = d.join("rf_fig1-prediction.json");
+    let out = Command::new(jostle())
+        .arg("predict")
+        .arg(&rf_fig1)
+        .args(["--runs", "3", "--out"])
+        .arg(&p1)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let p1_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p1).unwrap()).unwrap();
+    let race = p1_json["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "race")
+        .expect("rf_fig1 predicts a race")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // A campaign's report, and the same report with a verdict its replay will not give.
+    let campaign = small_campaign(&rf_fig2, d);
+    let out = campaign.run();
+    assert_eq!(out.status.code(), Some(40), "{out:?}");
+    let report = d.join("report").join("report.json");
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let bug = r["bugs"][0]["id"].as_str().unwrap().to_owned();
+    for run in ["first_confirmed", "first_harmful"] {
+        if r["bugs"][0][run].is_object() {
+            r["bugs"][0][run]["verdict"] = "deadlock".into();
+        }
+    }
+    let tampered = d.join("tampered");
+    std::fs::create_dir(&tampered).unwrap();
+    write(&tampered, "report.json", r.to_string().as_bytes());
+    let garbage_report = d.join("garbage-report");
+    std::fs::create_dir(&garbage_report).unwrap();
+    write(&garbage_report, "report.json", b"{\"not\": \"a report\"}");
+
+    // A report directory another jostle (this test) holds.
+    let held = d.join("held");
+    let _lock = jostle_host_tools::output::lock::lock(&held).unwrap();
+
+    let rtt = rtt_elf();
+    let not_elf = write(d, "not-an-elf", b"this is not an ELF");
+    let bad_defmt = patched_elf(d, "rf_fig2", b"_defmt_version_ = 4", b"_defmt_version_ = 9");
+    let no_config = patched_elf(d, "rf_fig2", b"JOSTLE_CONFIG\0", b"XOSTLE_CONFIG\0");
+    let garbage_block = write(d, "garbage.bin", &b"garbage".repeat(30));
+    let not_utf8 = write(d, "not-utf8.jsonl", &[0xff, 0xfe, 0x00, 0x80, b'\n']);
+    let garbage_trace = write(d, "garbage.jsonl", b"{\"event\": \"nope\"}\n");
+    let nowhere = d.join("no-such-dir").join("file");
+
+    let cases = vec![
+        case(0, "pass", &[&"run", &rf_fig2, &"--seed", &"0"]),
+        case(
+            10,
+            "a handler that would block",
+            &[&"run", &fw("handler_blocks")],
+        ),
+        case(11, "panic", &[&"run", &rf_fig1, &"--seed", &"0"]),
+        case(
+            12,
+            "deadlock",
+            &[&"run", &fw("abba_deadlock"), &"--seed", &"3"],
+        ),
+        case(
+            13,
+            "step limit",
+            &[&"run", &fw("abba_deadlock"), &"--step-limit", &"3"],
+        ),
+        case(14, "stack overflow", &[&"run", &fw("stack_overflow")]),
+        case(
+            15,
+            "block refused (host side)",
+            &[&"run", &rf_fig2, &"--config-file", &garbage_block],
+        ),
+        case(16, "hard fault", &[&"run", &fw("hard_fault")]),
+        case(
+            17,
+            "timeout",
+            &[&"run", &fw("never_ends"), &"--timeout", &"3"],
+        ),
+        case(19, "task limit", &[&"run", &fw("task_limit")]),
+        case(2, "bad command line", &[&"run", &rf_fig2, &"--bogus"]),
+        case(2, "bad value", &[&"run", &rf_fig2, &"--timeout", &"NaN"]),
+        case(20, "QEMU missing", &[&"run", &rf_fig2])
+            .env("JOSTLE_QEMU", "/nonexistent/qemu-system-arm"),
+        case(21, "not an ELF", &[&"run", &not_elf]),
+        case(
+            22,
+            "an ELF without defmt data",
+            &[&"run", &host_exe("rf_fig1")],
+        ),
+        case(
+            22,
+            "a defmt table that cannot be read",
+            &[&"run", &bad_defmt],
+        ),
+        case(23, "a stream cut inside a frame", &[&"run", &rf_fig2]).env("JOSTLE_QEMU", &cut_qemu),
+        case(
+            24,
+            "a verdict that disagrees with the exit code",
+            &[&"run", &rf_fig2],
+        )
+        .env("JOSTLE_QEMU", &lying_qemu),
+        case(
+            25,
+            "a build that fails",
+            &[
+                &"run",
+                &"-p",
+                &"no-such-package",
+                &"--bin",
+                &"nothing",
+                &"--target-dir",
+                &d.join("build"),
+            ],
+        )
+        .cwd(&workspace()),
+        case(26, "a file that cannot be read", &[&"run", &nowhere]),
+        case(
+            26,
+            "a file that cannot be written",
+            &[&"config", &"--out", &nowhere],
+        ),
+        case(27, "QEMU that fails at once", &[&"run", &rf_fig2]).env("JOSTLE_QEMU", &failing_qemu),
+        case(27, "QEMU that exits at once", &[&"run", &rf_fig2]).env("JOSTLE_QEMU", "/bin/false"),
+        case(
+            27,
+            "QEMU that exits at once, successfully",
+            &[&"run", &rf_fig2],
+        )
+        .env("JOSTLE_QEMU", "/bin/true"),
+        case(28, "no JOSTLE_CONFIG symbol", &[&"run", &no_config]),
+        case(29, "a missing trace", &[&"predict", &"--trace", &nowhere]),
+        case(
+            29,
+            "a trace that is not UTF-8",
+            &[&"predict", &"--trace", &not_utf8],
+        ),
+        case(
+            29,
+            "a trace of no run",
+            &[&"predict", &"--trace", &garbage_trace],
+        ),
+        case(
+            30,
+            "a missing prediction file",
+            &[
+                &"run",
+                &rf_fig2,
+                &"--strategy",
+                &"race",
+                &"--target",
+                &race,
+                &"--prediction",
+                &nowhere,
+            ],
+        ),
+        case(
+            30,
+            "another firmware's prediction",
+            &[
+                &"run",
+                &rf_fig2,
+                &"--strategy",
+                &"race",
+                &"--target",
+                &race,
+                &"--prediction",
+                &p1,
+            ],
+        ),
+        case(
+            31,
+            "a report that is no report",
+            &[&"merge", &garbage_report, &"--report", &d.join("m1")],
+        ),
+        case(
+            31,
+            "a report that is missing",
+            &[&"merge", &nowhere, &"--report", &d.join("m2")],
+        ),
+        case(
+            32,
+            "a replay that does not reproduce",
+            &[&"replay", &rf_fig2, &"--report", &tampered, &"--bug", &bug],
+        ),
+        case(
+            33,
+            "no debug probe",
+            &[&"run", &rtt, &"--probe", &"--chip", &"nRF52840_xxAA"],
+        ),
+        case(
+            34,
+            "unknown chip",
+            &[&"run", &rf_fig2, &"--probe", &"--chip", &"NoSuchChip9"],
+        ),
+        case(
+            37,
+            "no RTT control block",
+            &[&"run", &rf_fig2, &"--probe", &"--chip", &"nRF52840_xxAA"],
+        ),
+        case(
+            39,
+            "new: a bad name",
+            &[&"new", &"bad name", &"--path", &d.join("project")],
+        ),
+        small_campaign(&rf_fig2, &d.join("again")),
+        case(
+            41,
+            "campaign: nothing tested",
+            &[
+                &"campaign",
+                &fw("step_forever"),
+                &"--phase1-runs",
+                &"2",
+                &"--step-limit",
+                &"100",
+                &"--report",
+                &d.join("nothing"),
+            ],
+        ),
+        case(
+            42,
+            "too much output",
+            &[
+                &"run",
+                &fw("step_forever"),
+                &"--step-limit",
+                &"4000000000",
+                &"--max-output",
+                &"100000",
+            ],
+        ),
+        case(
+            43,
+            "a report directory in use",
+            &[&"campaign", &rf_fig2, &"--report", &held],
+        ),
+        case(
+            43,
+            "a merge into a directory in use",
+            &[&"merge", &d.join("report"), &"--report", &held],
+        ),
+    ];
+    std::fs::create_dir_all(d.join("again")).unwrap();
+
+    let mut failures = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for c in &cases {
+        let out = c.run();
+        let err = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+        seen.insert(c.code);
+        if out.status.code() != Some(c.code) {
+            failures.push(format!(
+                "{} ({}): exit {:?}, not {}: {err}",
+                c.code,
+                c.what,
+                out.status.code(),
+                c.code
+            ));
+        } else if err.contains("panicked") || (c.one_line && err.lines().count() != 1) {
+            failures.push(format!("{} ({}): not one line: {err}", c.code, c.what));
+        }
+    }
+
+    // 130: a campaign stopped by Ctrl-C.
+    let mut child = Command::new(jostle())
+        .current_dir(d)
+        .arg("campaign")
+        .arg(&rf_fig2)
+        .args([
+            "-j",
+            "1",
+            "--runs-per-candidate",
+            "100000",
+            "--report",
+            "stopped",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !d.join("stopped").join("report.json").exists() {
+        assert!(started.elapsed() < Duration::from_secs(120), "no report");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let code = child.wait().unwrap().code();
+    if code != Some(130) {
+        failures.push(format!("130 (Ctrl-C): exit {code:?}"));
+    }
+    seen.insert(130);
+
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let skipped: Vec<i32> = NOT_PROVOKABLE.iter().map(|(c, _)| *c).collect();
+    for code in readme_codes() {
+        assert!(
+            seen.contains(&code) || skipped.contains(&code),
+            "README code {code} is neither provoked nor listed as not provokable"
+        );
+    }
+    for code in seen.iter().chain(&skipped) {
+        assert!(
+            readme_codes().contains(code),
+            "exit {code} is not in the README's table"
+        );
+    }
+}
