@@ -424,7 +424,11 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
     assert_eq!(out.status.code(), Some(40), "a harmful bug: {out:?}");
     let (mut all, mut merged) = (report(&d.join("all")), report(&d.join("merged")));
     assert_eq!(merged["shards"], serde_json::json!([[0, 2], [1, 2]]));
-    assert_eq!(html_timelines(&d.join("merged")), 1);
+    // One timeline for the confirmed bug, one per failure signature.
+    assert_eq!(
+        html_timelines(&d.join("merged")),
+        1 + failures(&merged).len()
+    );
     // The merge is the unsharded report (timing, shards and the report directory aside).
     for r in [&mut all, &mut merged] {
         let o = r.as_object_mut().unwrap();
@@ -446,7 +450,10 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
         .filter(|x| x["confirmed"].as_u64() > Some(0))
         .count();
     assert!(confirmed > 0, "{b:#}");
-    assert_eq!(html_timelines(&d.join("budget")), confirmed);
+    assert_eq!(
+        html_timelines(&d.join("budget")),
+        confirmed + failures(&b).len()
+    );
 }
 
 #[cfg(unix)]
