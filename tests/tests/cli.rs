@@ -484,3 +484,44 @@ fn a_prediction_of_an_unknown_schema_version_is_refused() {
     assert_eq!(out.status.code(), Some(30), "{err}");
     assert!(err.contains("schema version 99"), "{err}");
 }
+
+/// Each run of a boot of several has its own output limit: the count starts again at each
+/// run's start, so a boot of runs that each stay under `--max-output` is not cut, however
+/// much they write together.
+#[test]
+fn each_run_of_a_boot_has_its_own_output_limit() {
+    use jostle_host_tools::transport::{Limits, Runner};
+    let one = qemu()
+        .run(&firmware("rf_fig2"), &config(0, &[]))
+        .unwrap()
+        .stdout
+        .len() as u64;
+    let limits = Limits {
+        output: one * 3 / 2,
+        ..Limits::quiet(std::time::Duration::from_secs(20))
+    };
+    let runner = Runner::with_limits(elf("rf_fig2"), false, limits).unwrap();
+    let batch = runner.run_batch(&config(0, &[]), 4).unwrap();
+    assert_eq!(batch.len(), 4);
+    for (k, run) in batch.iter().enumerate() {
+        assert!(run.error.is_none(), "run {k}: {:?}", run.error);
+        assert!(run.outcome.is_some(), "run {k}");
+    }
+    // One run over the limit is cut, alone.
+    let tight = Runner::with_limits(
+        elf("rf_fig2"),
+        false,
+        Limits {
+            output: one / 2,
+            ..limits
+        },
+    )
+    .unwrap();
+    let batch = tight.run_batch(&config(0, &[]), 4).unwrap();
+    assert_eq!(
+        batch.len(),
+        1,
+        "the boot stops at the run that wrote too much"
+    );
+    assert_eq!(batch[0].error.as_ref().map(|e| e.exit_code()), Some(42));
+}
