@@ -129,7 +129,7 @@ fn exercise(fw: &Firmware, stream: &[u8], sites: &[u32]) {
         let mut end = 0;
         while end < stream.len() {
             end = (end + 1 + end / 3).min(stream.len());
-            if let Some(at) = starts.scan(&stream[..end]) {
+            for at in starts.scan(&stream[..end]) {
                 assert!(at < end);
             }
         }

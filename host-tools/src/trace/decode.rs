@@ -248,17 +248,19 @@ impl<'t> RunStarts<'t> {
     }
 
     /// Looks at the complete frames of `bytes` (the stream so far; it only grows) not seen
-    /// yet, and returns the offset of the last one that starts a run, if any.
-    pub fn scan(&mut self, bytes: &[u8]) -> Option<usize> {
-        let mut found = None;
-        let new = bytes.get(self.checked..)?;
+    /// yet, and returns the offsets of the ones that start a run, in order.
+    pub fn scan(&mut self, bytes: &[u8]) -> Vec<usize> {
+        let mut found = Vec::new();
+        let Some(new) = bytes.get(self.checked..) else {
+            return found;
+        };
         let mut at = self.checked;
         for piece in new.split_inclusive(|b| *b == 0) {
             let Some((0, body)) = piece.split_last().map(|(z, b)| (*z, b)) else {
                 break; // the frame is not complete yet
             };
             if !body.is_empty() && self.is_run_start(body) {
-                found = Some(at);
+                found.push(at);
             }
             at += piece.len();
         }

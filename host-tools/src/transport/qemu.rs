@@ -313,11 +313,20 @@ fn read_runs(
         };
         buf.extend_from_slice(&chunk[..n]);
         progress.output();
-        if let Some(at) = starts.as_mut().and_then(|s| s.scan(&buf)) {
+        // Every run that started in this chunk: the one before it ended there.
+        let mut over = false;
+        for at in starts.as_mut().map(|s| s.scan(&buf)).unwrap_or_default() {
+            if (at - run_from) as u64 > cap {
+                over = true;
+                break;
+            }
             run_from = at;
             progress.run_started();
         }
-        if (buf.len() - run_from) as u64 > cap {
+        if over || (buf.len() - run_from) as u64 > cap {
+            // The run that wrote too much is the boot's last: what came after is dropped.
+            let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+            buf.truncate(run_from.saturating_add(cap).saturating_add(1));
             progress.over();
             break;
         }
