@@ -3,7 +3,6 @@
 use super::BenchArgs;
 use anyhow::Context;
 use jostle_host_tools::RunOutcome;
-use jostle_host_tools::trace::elf::Firmware;
 use jostle_host_tools::transport::build::{QEMU_TARGET, cargo_build};
 use jostle_host_tools::transport::qemu::Qemu;
 use jostle_kernel::config::StrategyId;
@@ -23,7 +22,7 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
         args.firmware.target_dir.as_deref(),
     )
     .context("the kernel-cost benchmark needs the Jostle workspace (jostle-test-firmware)")?;
-    let fw = Firmware::load(&path)?;
+    let fw = jostle_host_tools::transport::load_firmware(&path)?;
     let elsewhere = |r: u8, i: u8| Breakpoint {
         site: 1,
         aux: aux(r, i),

@@ -37,7 +37,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
         )?,
         _ => resolve_firmware(&args.firmware, false)?,
     };
-    let fw = Firmware::load(&path)?;
+    let fw = jostle_host_tools::transport::load_firmware(&path)?;
     let qemu = Qemu::default();
     for trace in [TraceLevel::Full, TraceLevel::Results] {
         let started = Instant::now();
