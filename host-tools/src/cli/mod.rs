@@ -18,7 +18,7 @@ pub(crate) mod steer;
 use jostle_host_tools::JostleError;
 use std::io::Write;
 
-/// Exit code of a campaign or merge that found a harmful bug.
+/// Exit code of a campaign or merge that found a failure (a failing run, or a harmful bug).
 pub(crate) const EXIT_HARMFUL: u8 = 40;
 /// Exit code of a campaign stopped by Ctrl-C (its report holds what finished).
 pub(crate) const EXIT_INTERRUPTED: u8 = 130;
