@@ -19,6 +19,9 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![warn(missing_docs)]
 
+pub mod reorder;
+pub mod twostage;
+
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use jostle::*;
 

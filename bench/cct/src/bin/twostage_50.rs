@@ -1,11 +1,7 @@
 //! CS/twostage_50: ESBMC's `twostage_bad.c` via SCTBench; PERIOD `evaluation/CS/twostage_50/twostage_50_bad.c` (a preprocessed copy of
 //! `twostage_bad.c` with other thread counts).
 //! 51 tasks: main, 40 two-stage writers, 10 readers (created in that order, joined in that
-//! order). Bug: assertion. A writer sets `d1 = 1` under `L1`, then `d2 = d1 + 1` under `L2`;
-//! a reader that finds `d1 != 0` under `L1` and then reads `d2` under `L2` asserts
-//! `d2 == d1 + 1`. It fails when the reader runs both critical sections after some writer's
-//! first stage and before any writer's second stage (one preemption of a writer between its
-//! two stages; once one writer has done stage 2, `d2` stays 2).
+//! order). The program is [`jostle_bench_cct::twostage`].
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
@@ -16,49 +12,11 @@ const WRITERS: usize = 40;
 /// Readers (`iRThreads`).
 const READERS: usize = 10;
 
-static DATA1: Shared<i32> = Shared::new(0);
-static DATA2: Shared<i32> = Shared::new(0);
-static DATA1_LOCK: Mutex<()> = Mutex::new(());
-static DATA2_LOCK: Mutex<()> = Mutex::new(());
 static WRITER_STACKS: [Stack<2048>; WRITERS] = [const { Stack::new() }; WRITERS];
 static READER_STACKS: [Stack<2048>; READERS] = [const { Stack::new() }; READERS];
 
-fn writer() {
-    let g = DATA1_LOCK.lock();
-    DATA1.write(1);
-    g.unlock();
-
-    let g = DATA2_LOCK.lock();
-    let d1 = DATA1.read();
-    DATA2.write(d1 + 1);
-    g.unlock();
-}
-
-fn reader() {
-    let g = DATA1_LOCK.lock();
-    if DATA1.read() == 0 {
-        g.unlock();
-        return;
-    }
-    let t1 = DATA1.read();
-    g.unlock();
-
-    let g = DATA2_LOCK.lock();
-    let t2 = DATA2.read();
-    g.unlock();
-
-    assert!(t2 == t1 + 1, "Bug found!");
-}
-
 fn main_task() {
-    let writers: [JoinHandle; WRITERS] = core::array::from_fn(|i| spawn(&WRITER_STACKS[i], writer));
-    let readers: [JoinHandle; READERS] = core::array::from_fn(|i| spawn(&READER_STACKS[i], reader));
-    for h in writers {
-        h.join();
-    }
-    for h in readers {
-        h.join();
-    }
+    jostle_bench_cct::twostage::run(&WRITER_STACKS, &READER_STACKS);
 }
 
 firmware!(main_task);
