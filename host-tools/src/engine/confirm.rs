@@ -49,7 +49,7 @@ impl Tally {
         let panics: Vec<String> = self
             .panics
             .iter()
-            .map(|(m, n)| format!("\"{}\" {n}", crate::output::report::one_line(m)))
+            .map(|(m, n)| format!("\"{}\" {n}", crate::trace::failure::one_line(m)))
             .collect();
         let panics = if panics.is_empty() {
             String::new()

@@ -7,6 +7,7 @@
 //! of the whole.
 
 use crate::error::JostleError;
+use crate::trace::failure::one_line;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -507,7 +508,6 @@ impl Report {
             self.bugs.len() + self.failures.len()
         ));
         for f in &self.failures {
-            let name = format!("{} {} {}", f.verdict, f.id, f.site);
             let detail = format!(
                 "{} in {} run{} (first: seed {}, {}); relation: {}\n{}\nreplay: {}",
                 one_line(&f.example),
@@ -519,26 +519,20 @@ impl Report {
                 f.message,
                 f.first.command
             );
-            x.push_str(&format!(
-                "  <testcase classname=\"jostle.{}\" name=\"{}\">",
-                xml(&f.class),
-                xml(name.trim_end())
-            ));
-            if f.is_failure() {
-                x.push_str(&format!(
-                    "<failure message=\"{}\">{}</failure>",
-                    xml(&format!("{}: {}", f.verdict, one_line(&f.example))),
-                    xml(&detail)
-                ));
-            } else {
-                x.push_str(&format!("<system-out>{}</system-out>", xml(&detail)));
-            }
-            x.push_str("</testcase>\n");
+            let failed = f
+                .is_failure()
+                .then(|| format!("{}: {}", f.verdict, one_line(&f.example)));
+            testcase(
+                &mut x,
+                &f.class,
+                format!("{} {} {}", f.verdict, f.id, f.site).trim_end(),
+                failed.as_deref(),
+                &detail,
+            );
         }
         for b in &self.bugs {
             let [p, lo, hi] = b.probability;
-            let name = format!("{} {} {}", b.kind, b.id, b.sites.join(" "));
-            let detail = format!(
+            let summary = format!(
                 "{}: {} of {} runs confirmed, {} harmful; probability {p:.2} [{lo:.2}, {hi:.2}]",
                 b.status, b.confirmed, b.runs, b.harmful
             );
@@ -548,28 +542,36 @@ impl Report {
                 .or(b.first_confirmed.as_ref())
                 .map(|r| format!("\nreplay: {}", r.command))
                 .unwrap_or_default();
-            x.push_str(&format!(
-                "  <testcase classname=\"jostle.{}\" name=\"{}\">",
-                xml(&b.kind),
-                xml(&name)
-            ));
-            if b.harmful > 0 {
-                x.push_str(&format!(
-                    "<failure message=\"{}\">{}</failure>",
-                    xml(&detail),
-                    xml(&format!("{detail}{replay}"))
-                ));
-            } else {
-                x.push_str(&format!(
-                    "<system-out>{}</system-out>",
-                    xml(&format!("{detail}{replay}"))
-                ));
-            }
-            x.push_str("</testcase>\n");
+            testcase(
+                &mut x,
+                &b.kind,
+                &format!("{} {} {}", b.kind, b.id, b.sites.join(" ")),
+                (b.harmful > 0).then_some(summary.as_str()),
+                &format!("{summary}{replay}"),
+            );
         }
         x.push_str("</testsuite></testsuites>\n");
         x
     }
+}
+
+/// One JUnit test case: failing with `failure` as its message, else passing with `detail`
+/// as its output.
+fn testcase(x: &mut String, class: &str, name: &str, failure: Option<&str>, detail: &str) {
+    x.push_str(&format!(
+        "  <testcase classname=\"jostle.{}\" name=\"{}\">",
+        xml(class),
+        xml(name)
+    ));
+    match failure {
+        Some(message) => x.push_str(&format!(
+            "<failure message=\"{}\">{}</failure>",
+            xml(message),
+            xml(detail)
+        )),
+        None => x.push_str(&format!("<system-out>{}</system-out>", xml(detail))),
+    }
+    x.push_str("</testcase>\n");
 }
 
 /// The command that replays bug `id` of the report in `dir`.
@@ -578,11 +580,6 @@ pub fn replay_command(firmware: &str, dir: &Path, id: &str) -> String {
         "jostle replay {firmware} --report {} --bug {id}",
         dir.display()
     )
-}
-
-/// `text` on one line: runs of white space (newlines too) made one space.
-pub fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Escapes text for XML and HTML.

@@ -239,7 +239,7 @@ impl Seen {
                 class: sig.class.name(),
                 verdict: sig.verdict,
                 site: sig.site,
-                message: sig.example.split_whitespace().collect::<Vec<_>>().join(" "),
+                message: one_line(&sig.example),
                 runs: 1,
                 first_seed: run.config.seed,
             }),
@@ -268,6 +268,11 @@ impl Seen {
             })
             .collect()
     }
+}
+
+/// `text` on one line: runs of white space (newlines too) made one space.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `text` with every number (decimal, or hexadecimal after `0x`) replaced by `N` and runs

@@ -116,7 +116,7 @@ impl Campaign<'_> {
             None => {
                 let first = self.replay_of(index, outcome, &id);
                 self.report.failures.push(Failure {
-                    id: id.clone(),
+                    id,
                     class: sig.class.name().to_owned(),
                     verdict: sig.verdict,
                     site: sig.site,
@@ -126,12 +126,7 @@ impl Campaign<'_> {
                     order,
                     ..Failure::default()
                 });
-                self.report.sort_failures();
-                self.report
-                    .failures
-                    .iter()
-                    .position(|f| f.id == id)
-                    .expect("pushed")
+                self.report.failures.len() - 1
             }
         };
         let f = &mut self.report.failures[at];
@@ -215,6 +210,7 @@ impl Campaign<'_> {
     /// Writes report.json and report.html.
     pub(super) fn write(&mut self) -> Result<(), JostleError> {
         self.last_write = std::time::Instant::now();
+        self.report.sort_failures();
         self.finish_timing();
         let dir = &self.settings.report_dir;
         self.report.write_json(dir)?;

@@ -27,29 +27,8 @@ impl Campaign<'_> {
                 Some(replay_config(r, &self.settings.base, None).map(|c| (i, c)))
             })
             .collect::<Result<_, _>>()?;
-        let transport = self.transport;
-        let results = run_all(
-            &todo,
-            self.settings.jobs,
-            &self.stop,
-            |(_, config)| {
-                transport.run(
-                    Config {
-                        trace: TraceLevel::Full,
-                        ..config.clone()
-                    },
-                    None,
-                )
-            },
-            |_| {},
-        );
-        for ((i, _), r) in todo.iter().zip(results) {
-            let Some(r) = r else { break };
-            let outcome = r?;
-            if let Some(e) = outcome.error {
-                return Err(e);
-            }
-            let bug = &mut self.report.bugs[*i];
+        for (i, outcome) in self.replay_full(&todo)? {
+            let bug = &mut self.report.bugs[i];
             if !outcome.confirmed() {
                 return Err(JostleError::NotReproduced(format!(
                     "{} {}: seed {} made it real but its full-trace replay did not (nondeterminism)",
@@ -79,9 +58,30 @@ impl Campaign<'_> {
             }
             todo.push((i, replay_config(&f.first, &self.settings.base, None)?));
         }
+        for (i, outcome) in self.replay_full(&todo)? {
+            let f = &mut self.report.failures[i];
+            let again = signature(&outcome).map(|s| s.id());
+            if again.as_deref() != Some(f.id.as_str()) {
+                return Err(JostleError::NotReproduced(format!(
+                    "{} {}: seed {} ended with it but its full-trace replay did not (nondeterminism)",
+                    f.verdict, f.id, outcome.config.seed
+                )));
+            }
+            f.timeline = failure_timeline(&outcome);
+            f.first.schedule = Some(outcome.schedule_digest());
+        }
+        Ok(())
+    }
+
+    /// Runs each `(index, configuration)` at full trace on the workers; the outcomes in
+    /// order, up to the first one the stop left unmade. A broken stream is an error.
+    fn replay_full(
+        &self,
+        todo: &[(usize, Config)],
+    ) -> Result<Vec<(usize, RunOutcome)>, JostleError> {
         let transport = self.transport;
         let results = run_all(
-            &todo,
+            todo,
             self.settings.jobs,
             &self.stop,
             |(_, config)| {
@@ -95,24 +95,16 @@ impl Campaign<'_> {
             },
             |_| {},
         );
+        let mut out = Vec::new();
         for ((i, _), r) in todo.iter().zip(results) {
             let Some(r) = r else { break };
-            let outcome = r?;
-            if let Some(e) = outcome.error {
+            let mut outcome = r?;
+            if let Some(e) = outcome.error.take() {
                 return Err(e);
             }
-            let f = &mut self.report.failures[*i];
-            let again = signature(&outcome).map(|s| s.id());
-            if again.as_deref() != Some(f.id.as_str()) {
-                return Err(JostleError::NotReproduced(format!(
-                    "{} {}: seed {} ended with it but its full-trace replay did not (nondeterminism)",
-                    f.verdict, f.id, outcome.config.seed
-                )));
-            }
-            f.timeline = failure_timeline(&outcome);
-            f.first.schedule = Some(outcome.schedule_digest());
+            out.push((*i, outcome));
         }
-        Ok(())
+        Ok(out)
     }
 }
 
@@ -155,31 +147,43 @@ pub fn replay_config(
     })
 }
 
+/// Steps shown before the finding or failure in a timeline.
+const BEFORE: usize = 40;
+
+/// The marks of the executed steps `steps[from..]` (event indices), numbered from `from`;
+/// `highlight` says which make the bug.
+fn step_marks(
+    outcome: &RunOutcome,
+    steps: &[usize],
+    from: usize,
+    highlight: impl Fn(&Event) -> bool,
+) -> Vec<Mark> {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let e = &outcome.events[i];
+            Mark {
+                step: (from + k) as u64,
+                task: e.task().unwrap_or(0),
+                op: operation(e).to_owned(),
+                site: e.site().map(|s| outcome.site_text(s)).unwrap_or_default(),
+                highlight: highlight(e),
+            }
+        })
+        .collect()
+}
+
 /// The steps before a failure (the panic, the deadlock, the fault) of a full-trace run,
 /// ending with the failure itself, highlighted; a deadlock's blocked tasks each get a mark.
 pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
-    const BEFORE: usize = 40;
     let events = &outcome.events;
     let Some(at) = failure_event(events) else {
         return Vec::new();
     };
     let steps: Vec<usize> = (0..at).filter(|&i| is_step(&events[i])).collect();
     let from = steps.len().saturating_sub(BEFORE);
-    let site = |s: Option<u32>| s.map(|s| outcome.site_text(s)).unwrap_or_default();
-    let mut marks: Vec<Mark> = steps[from..]
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            let e = &events[i];
-            Mark {
-                step: (from + k) as u64,
-                task: e.task().unwrap_or(0),
-                op: operation(e).to_owned(),
-                site: site(e.site()),
-                highlight: false,
-            }
-        })
-        .collect();
+    let mut marks = step_marks(outcome, &steps[from..], from, |_| false);
     let end = steps.len() as u64;
     for e in &events[at..] {
         let (task, op, s) = match *e {
@@ -195,7 +199,7 @@ pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
             step: end,
             task,
             op: op.into(),
-            site: site(s),
+            site: s.map(|s| outcome.site_text(s)).unwrap_or_default(),
             highlight: true,
         });
         if !matches!(e, Event::Blocked { .. }) {
@@ -208,7 +212,6 @@ pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
 /// The interleaving around the first finding of a full-trace run: the steps before it and
 /// a few after, with the operations that make the bug highlighted.
 pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
-    const BEFORE: usize = 40;
     const AFTER: usize = 12;
     let events = &outcome.events;
     let Some(found) = events.iter().position(|e| outcome.is_targeted_finding(e)) else {
@@ -241,25 +244,13 @@ pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
         }
     }
     let site = |s: Option<u32>| s.map(|s| outcome.site_text(s)).unwrap_or_default();
-    let mut marks: Vec<Mark> = steps[from..to]
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            let e = &events[i];
-            let task = e.task().unwrap_or(0);
-            let highlight = e.site().is_some_and(|s| wanted.contains(&(task, s)))
-                || blocked.iter().any(|&(_, _, l, holder)| {
-                    holder == task && matches!(*e, Event::Acquire { l: l2, .. } if l2 == l)
-                });
-            Mark {
-                step: (from + k) as u64,
-                task,
-                op: operation(e).to_owned(),
-                site: site(e.site()),
-                highlight,
-            }
-        })
-        .collect();
+    let mut marks = step_marks(outcome, &steps[from..to], from, |e| {
+        let task = e.task().unwrap_or(0);
+        e.site().is_some_and(|s| wanted.contains(&(task, s)))
+            || blocked.iter().any(|&(_, _, l, holder)| {
+                holder == task && matches!(*e, Event::Acquire { l: l2, .. } if l2 == l)
+            })
+    });
     for (t, s, _, _) in blocked {
         marks.push(Mark {
             step: steps.len() as u64,
