@@ -110,7 +110,8 @@ pub enum JostleError {
     #[error("{0}")]
     OutputLimit(String),
     /// A configuration block file (`--config-file`, `--flash-config`) is refused before any
-    /// run, as the firmware would refuse it (exit 15).
+    /// run, as the firmware would refuse it; or the firmware refused a campaign run's block
+    /// (exit 15).
     #[error("configuration block rejected: {0}")]
     ConfigRejected(String),
     /// The report directory is in use by another `jostle` (its `report.lock`) (exit 43).

@@ -749,3 +749,54 @@ fn interrupt_examples_fail_as_described_on_both_ports_and_every_finding_replays(
         }
     }
 }
+
+#[test]
+fn faults_and_stack_overflows_nothing_predicts_fail_the_campaign_everywhere() {
+    for (bin, args, verdict, words) in [
+        (
+            "hard_fault",
+            &["--arg", "0"][..],
+            "hard_fault",
+            "precise data bus error at 0x60000000",
+        ),
+        (
+            "hard_fault",
+            &["--arg", "1"][..],
+            "hard_fault",
+            "undefined instruction",
+        ),
+        (
+            "stack_overflow",
+            &[][..],
+            "stack_overflow",
+            "overflowed its stack",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let elf = elf(bin);
+        let run = [
+            &["campaign", elf.to_str().unwrap(), "--junit", "junit.xml"][..],
+            args,
+        ]
+        .concat();
+        let out = jostle_in(dir.path(), &run);
+        assert_eq!(out.status.code(), Some(40), "{bin} {args:?}: {out:?}");
+        let r = report(&dir.path().join("jostle-report"));
+        let failures = failures(&r);
+        assert_eq!(failures.len(), 1, "{bin} {args:?}: {r:#}");
+        assert_eq!(failures[0]["verdict"], verdict);
+        assert!(
+            failures[0]["example"].as_str().unwrap().contains(words),
+            "{:#}",
+            failures[0]
+        );
+        let id = failures[0]["id"].as_str().unwrap();
+        let html = std::fs::read_to_string(dir.path().join("jostle-report/report.html")).unwrap();
+        assert!(
+            html.contains(&format!("id=\"failure-{id}\"")),
+            "{bin}: HTML"
+        );
+        let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+        assert_eq!(junit.matches("<failure ").count(), 1, "{bin}: {junit}");
+    }
+}

@@ -164,13 +164,7 @@ impl Campaign<'_> {
             .transport
             .run_batch(&job.config, job.chain)
             .map_err(|e| with_context(e, &job.config))?;
-        if let Some(o) = outcomes.iter_mut().find(|o| o.error.is_some()) {
-            let e = o.error.take().expect("found");
-            return Err(with_context(e, &o.config));
-        }
-        if let Some(max) = outcomes.iter().find_map(task_limit) {
-            return Err(JostleError::TaskLimit(max));
-        }
+        outcomes.iter_mut().try_for_each(checked)?;
         Ok(outcomes)
     }
 
@@ -197,12 +191,7 @@ impl Campaign<'_> {
                 .transport
                 .run(config.clone(), None)
                 .map_err(|e| with_context(e, &config))?;
-            if let Some(e) = outcome.error.take() {
-                return Err(with_context(e, &config));
-            }
-            if let Some(max) = task_limit(&outcome) {
-                return Err(JostleError::TaskLimit(max));
-            }
+            checked(&mut outcome)?;
             self.runs_done.fetch_add(1, Ordering::SeqCst);
             progress(&self.status());
             config = with_relations_of(&outcome, &job.config);
@@ -212,13 +201,29 @@ impl Campaign<'_> {
     }
 }
 
-/// The task table's size, when the run spawned past it (a configuration verdict, never a
-/// finding: the firmware must be built with a larger table).
-fn task_limit(outcome: &crate::trace::run::RunOutcome) -> Option<u8> {
-    outcome.events.iter().find_map(|e| match *e {
-        jostle_kernel::Event::TaskLimit { max, .. } => Some(max),
-        _ => None,
-    })
+/// A run's stream problem (with its seed), or a configuration verdict, as an error: never
+/// a finding, and never a run that counts as tested. The task limit (the firmware must be
+/// built with a larger table) and a refused configuration block (the firmware was built
+/// with another version of the kernel) say nothing about the firmware's concurrency.
+fn checked(outcome: &mut RunOutcome) -> Result<(), JostleError> {
+    use jostle_kernel::Event;
+    if let Some(e) = outcome.error.take() {
+        return Err(with_context(e, &outcome.config));
+    }
+    for e in &outcome.events {
+        match *e {
+            Event::TaskLimit { max, .. } => return Err(JostleError::TaskLimit(max)),
+            Event::ConfigRejected { reason } => {
+                let why = jostle_kernel::config::Rejection::from_u8(reason)
+                    .map_or("unknown reason", |r| r.message());
+                return Err(JostleError::ConfigRejected(format!(
+                    "the firmware refused the run's block ({why}): rebuild it with this version of jostle"
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn with_context(e: JostleError, config: &Config) -> JostleError {
@@ -240,6 +245,39 @@ fn with_context(e: JostleError, config: &Config) -> JostleError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn configuration_verdicts_stop_a_campaign_instead_of_counting_as_runs() {
+        use crate::trace::run::{Outcome, Port};
+        use jostle_kernel::{Config, Event, Verdict};
+        let run = |events: Vec<Event>, verdict| RunOutcome {
+            port: Port::Host,
+            config: Config::default(),
+            events,
+            sites: Default::default(),
+            logs: Vec::new(),
+            outcome: Some(Outcome::Verdict(verdict)),
+            steps: 0,
+            panic: None,
+            exit_code: Some(i32::from(verdict.exit_code())),
+            error: None,
+            frames: 0,
+        };
+        let mut rejected = run(
+            vec![Event::ConfigRejected { reason: 1 }],
+            Verdict::ConfigRejected,
+        );
+        let e = checked(&mut rejected).unwrap_err();
+        assert_eq!(e.exit_code(), 15, "{e}");
+        assert!(e.to_string().contains("rebuild it"), "{e}");
+        let mut full = run(vec![Event::TaskLimit { t: 0, max: 8 }], Verdict::TaskLimit);
+        assert_eq!(checked(&mut full).unwrap_err().exit_code(), 19);
+        let mut panic = run(vec![Event::TaskPanic { t: 1, s: 3 }], Verdict::Panic);
+        assert!(
+            checked(&mut panic).is_ok(),
+            "a failure is a finding, not an error"
+        );
+    }
 
     #[test]
     fn the_default_livelock_bound_outlasts_every_run_seen_within_the_step_limit() {
