@@ -153,26 +153,32 @@ impl<K: Sink> Core<K> {
         released
     }
 
+    /// The targets' check of context `ctx` about to execute `op` (a race made real, a block
+    /// violated, a triple's window entered), its findings emitted; a task whose pattern
+    /// completed is no longer held back (atomfuzzer-fse08 Algorithm 2, line 26).
+    pub(super) fn check_targets(&mut self, ctx: TaskId, op: &Op) {
+        let handlers = self.preempted_handlers();
+        let (sink, trace) = (&mut self.sink, self.trace);
+        let done = self.targets.before(
+            ctx,
+            op,
+            &self.slots,
+            &handlers,
+            &self.tracker,
+            &mut |e: Event| {
+                if e.level() <= trace {
+                    sink.emit(&e);
+                }
+            },
+        );
+        self.postponed = self.postponed.minus(done);
+    }
+
     /// Executes `t`'s pending operation `op`: the targets' check first (it sees the other
     /// tasks still stopped before theirs), then the effect, then the analyses.
     pub(super) fn run(&mut self, t: TaskId, op: Op) -> Next {
         if self.checking {
-            let handlers = self.preempted_handlers();
-            let (sink, trace) = (&mut self.sink, self.trace);
-            let done = self.targets.before(
-                t,
-                &op,
-                &self.slots,
-                &handlers,
-                &self.tracker,
-                &mut |e: Event| {
-                    if e.level() <= trace {
-                        sink.emit(&e);
-                    }
-                },
-            );
-            // atomfuzzer-fse08 Algorithm 2, line 26: the victim is no longer held back.
-            self.postponed = self.postponed.minus(done);
+            self.check_targets(t, &op);
         }
         self.execute(t, op);
         if !self.lean_yields && matches!(op, Op::Yield { .. }) {

@@ -323,22 +323,7 @@ impl<K: Sink> Core<K> {
     /// stopped at the other side), the effect, the event.
     fn run_in_handler(&mut self, ctx: TaskId, op: Op) {
         if self.checking {
-            let handlers = self.preempted_handlers();
-            let (sink, trace) = (&mut self.sink, self.trace);
-            let done = self.targets.before(
-                ctx,
-                &op,
-                &self.slots,
-                &handlers,
-                &self.tracker,
-                &mut |e: Event| {
-                    if e.level() <= trace {
-                        sink.emit(&e);
-                    }
-                },
-            );
-            // A task whose pattern the handler completed is no longer held back.
-            self.postponed = self.postponed.minus(done);
+            self.check_targets(ctx, &op);
         }
         self.apply(ctx, &op);
         if self.tracking {
