@@ -242,11 +242,22 @@ macro_rules! events {
                 }
             }
 
-            /// Emits this event as one defmt frame.
+            /// Emits this event as one defmt frame. Each kind's frame is written by a
+            /// function of its own: one function for every kind would reserve the locals of
+            /// all of them at once when not optimised (about 2 KiB on a task's stack at
+            /// opt-level 0), and it runs on the stack of whichever task reached the point.
             #[cfg(feature = "defmt")]
             pub fn emit_defmt(&self) {
                 match *self {
-                    $(Event::$name { $($field),* } => defmt::println!($fmt $(, $field)*)),*
+                    $(Event::$name { .. } => {
+                        #[inline(never)]
+                        fn emit(event: &Event) {
+                            if let Event::$name { $($field),* } = *event {
+                                defmt::println!($fmt $(, $field)*)
+                            }
+                        }
+                        emit(self)
+                    })*
                 }
             }
         }
