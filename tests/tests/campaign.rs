@@ -800,3 +800,49 @@ fn faults_and_stack_overflows_nothing_predicts_fail_the_campaign_everywhere() {
         assert_eq!(junit.matches("<failure ").count(), 1, "{bin}: {junit}");
     }
 }
+
+#[test]
+fn replay_commands_are_shell_quoted_and_run_as_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    // A firmware path and a report directory a shell would split or expand.
+    let odd = dir.path().join("it's a $firmware");
+    std::fs::create_dir(&odd).unwrap();
+    let fw = odd.join("order violation");
+    std::fs::copy(elf("order_violation"), &fw).unwrap();
+    let out = jostle_in(
+        dir.path(),
+        &[
+            "campaign",
+            fw.to_str().unwrap(),
+            "--report",
+            "my report",
+            "--phase1-runs",
+            "12",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(40), "{out:?}");
+    let r = report(&dir.path().join("my report"));
+    let command = failures(&r)[0]["first"]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(command.contains("'my report'"), "{command}");
+    // Run it as a user would paste it, with this build's jostle first on PATH.
+    let bin = jostle().parent().unwrap().to_owned();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("sh")
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .args(["-c", &command])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("reproduced: panic"),
+        "{command}\n{text}\n{out:?}"
+    );
+}

@@ -50,9 +50,10 @@ impl Via {
 
     /// How the command line names this target, for replay commands.
     pub(crate) fn describe(&self) -> String {
+        use jostle_host_tools::output::shell::quote;
         match (&self.probe, &self.chip) {
-            (Some(sel), Some(chip)) if sel.is_empty() => format!(" --probe --chip {chip}"),
-            (Some(sel), Some(chip)) => format!(" --probe {sel} --chip {chip}"),
+            (Some(sel), Some(chip)) if sel.is_empty() => format!(" --probe --chip {}", quote(chip)),
+            (Some(sel), Some(chip)) => format!(" --probe {} --chip {}", quote(sel), quote(chip)),
             _ if self.host => " --host".into(),
             _ => String::new(),
         }

@@ -104,10 +104,12 @@ pub(crate) fn parse_shard(text: &str) -> Result<(u32, u32), JostleError> {
 }
 
 /// How the command line named the firmware, for the replay commands in the report.
+/// Each word is shell-quoted, so that the printed replay command runs as it reads.
 pub(crate) fn firmware_command(fw: &FirmwareArgs, path: &std::path::Path, via: &Via) -> String {
+    use jostle_host_tools::output::shell::quote;
     let c = match (&fw.package, &fw.bin) {
-        (Some(p), Some(b)) => format!("-p {p} --bin {b}"),
-        _ => path.display().to_string(),
+        (Some(p), Some(b)) => format!("-p {} --bin {}", quote(p), quote(b)),
+        _ => quote(&path.display().to_string()),
     };
     format!("{c}{}", via.describe())
 }

@@ -574,11 +574,13 @@ fn testcase(x: &mut String, class: &str, name: &str, failure: Option<&str>, deta
     x.push_str("</testcase>\n");
 }
 
-/// The command that replays bug `id` of the report in `dir`.
+/// The command that replays bug `id` of the report in `dir`; `firmware` is already a
+/// string of shell words (see the campaign command), the directory is quoted here.
 pub fn replay_command(firmware: &str, dir: &Path, id: &str) -> String {
     format!(
-        "jostle replay {firmware} --report {} --bug {id}",
-        dir.display()
+        "jostle replay {firmware} --report {} --bug {}",
+        super::shell::quote(&dir.display().to_string()),
+        super::shell::quote(id)
     )
 }
 
