@@ -273,6 +273,70 @@ impl RunOutcome {
     }
 }
 
+impl RunOutcome {
+    /// The runs of one boot (or host-port process) that ran several seeds (`config.runs`):
+    /// one outcome per run, in order, split at each `RunStart`. Each outcome's configuration
+    /// is that run's alone (seed `config.seed + k`, one run), so it replays by itself. Runs
+    /// the boot did not reach (a run that never ended was killed) are absent: the caller
+    /// runs them again. `ending` is the boot's, and so the last run's; a run before the last
+    /// ended with a reset, not an exit: its exit code is the one its verdict maps to.
+    pub fn split_boot(
+        port: Port,
+        config: Config,
+        items: Vec<Item>,
+        elf: Option<&Firmware>,
+        ending: Ending,
+    ) -> Vec<RunOutcome> {
+        let is_run_start = |item: &Item| matches!(item, Item::Event(Event::RunStart { .. }));
+        let mut segments: Vec<Vec<Item>> = vec![Vec::new()];
+        for item in items {
+            if is_run_start(&item) && segments.last().is_some_and(|s| s.iter().any(is_run_start)) {
+                segments.push(Vec::new());
+            }
+            segments.last_mut().expect("one segment").push(item);
+        }
+        let n = segments.len();
+        let Ending {
+            exit_code,
+            timed_out,
+            mut error,
+            frames,
+        } = ending;
+        let mut outcomes = Vec::with_capacity(n);
+        for (k, items) in segments.into_iter().enumerate() {
+            let last = k + 1 == n;
+            let exit_code = if last {
+                exit_code
+            } else {
+                items.iter().find_map(|i| match i {
+                    Item::Event(Event::RunEnd { verdict, .. }) => {
+                        Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
+                    }
+                    _ => None,
+                })
+            };
+            let run_config = Config {
+                seed: config.seed.wrapping_add(k as u64),
+                runs: 1,
+                ..config.clone()
+            };
+            outcomes.push(Self::from_items(
+                port,
+                run_config,
+                items,
+                elf,
+                Ending {
+                    exit_code,
+                    timed_out: last && timed_out,
+                    error: if last { error.take() } else { None },
+                    frames,
+                },
+            ));
+        }
+        outcomes
+    }
+}
+
 /// How the process (or board) behind a run ended.
 pub struct Ending {
     /// The process exit code (`None` when killed, or none to give).

@@ -15,6 +15,26 @@ pub fn cargo_build(
     target: Option<&str>,
     target_dir: Option<&Path>,
 ) -> Result<PathBuf, JostleError> {
+    build(package, bin, target, target.is_some(), target_dir)
+}
+
+/// Builds `bin` of `package` for the host port in the release profile (for measurements
+/// against other release builds); returns the executable.
+pub fn cargo_build_host_release(
+    package: &str,
+    bin: &str,
+    target_dir: Option<&Path>,
+) -> Result<PathBuf, JostleError> {
+    build(package, bin, None, true, target_dir)
+}
+
+fn build(
+    package: &str,
+    bin: &str,
+    target: Option<&str>,
+    release: bool,
+    target_dir: Option<&Path>,
+) -> Result<PathBuf, JostleError> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.args([
@@ -23,8 +43,11 @@ pub fn cargo_build(
         "--message-format=json-render-diagnostics",
     ])
     .args(["-p", package, "--bin", bin]);
+    if release {
+        cmd.arg("--release");
+    }
     if let Some(target) = target {
-        cmd.args(["--release", "--target", target]);
+        cmd.args(["--target", target]);
     }
     if let Some(dir) = target_dir {
         cmd.arg("--target-dir").arg(dir);

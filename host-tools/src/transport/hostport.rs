@@ -1,5 +1,6 @@
 //! The host-port transport: the program built for the host reads its configuration block
-//! from the file named by `JOSTLE_CONFIG` and prints one event a line; one process per run.
+//! from the file named by `JOSTLE_CONFIG` and prints one event a line; one process makes
+//! the block's `runs` consecutive seeds, writing each run's lines as it ends.
 
 use super::Transport;
 use crate::error::JostleError;
@@ -8,6 +9,7 @@ use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
 use crate::transport::process::{self, Kill, Limits, Progress};
 use jostle_kernel::Config;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -40,6 +42,11 @@ impl Transport for HostTransport {
         let raw = run_limited(&self.path, &config, &self.limits)?;
         Ok(RunOutcome::from_host(config, raw))
     }
+
+    fn run_boot(&self, first: Config) -> Result<Vec<RunOutcome>, JostleError> {
+        let raw = run_limited(&self.path, &first, &self.limits)?;
+        Ok(RunOutcome::batch_from_host(first, raw))
+    }
 }
 
 /// The raw outcome of one host-port run.
@@ -61,7 +68,8 @@ pub fn run(exe: &Path, config: &Config, timeout: Duration) -> Result<HostRun, Jo
     run_limited(exe, config, &Limits::quiet(timeout))
 }
 
-/// Runs the host build `exe` of a firmware with `config`, held to `limits`.
+/// Runs the host build `exe` of a firmware with `config` (its `runs` seeds), each run held
+/// to `limits`.
 pub fn run_limited(exe: &Path, config: &Config, limits: &Limits) -> Result<HostRun, JostleError> {
     let (_dir, block) = process::block_file(config)?;
     let mut cmd = Command::new(exe);
@@ -75,15 +83,15 @@ pub fn run_limited(exe: &Path, config: &Config, limits: &Limits) -> Result<HostR
     })?;
     let out = child.stdout.take().expect("piped stdout");
     let limits = Limits {
+        // A run writes its lines when it ends (or every 64 KiB): silence is the normal state
+        // of a run, so its wall clock, from its start, is what applies.
         wall: limits.wall.min(limits.quiet),
-        // Silence is the normal state of a host-port run until it ends: only the wall
-        // clock applies.
         quiet: limits.wall.max(limits.quiet),
         output: limits.output,
     };
     let progress = Progress::new();
     let (stdout, waited) = std::thread::scope(|scope| {
-        let reader = scope.spawn(|| process::read_capped(out, limits.output, &progress));
+        let reader = scope.spawn(|| read_runs(out, limits.output, &progress));
         let waited = process::watch(&mut child, &limits, &progress, "the host-port run");
         (reader.join().unwrap_or_default(), waited)
     });
@@ -99,7 +107,62 @@ pub fn run_limited(exe: &Path, config: &Config, limits: &Limits) -> Result<HostR
     })
 }
 
+/// Reads a host-port process's lines to their end, telling `progress` of each chunk and of
+/// each run start (a `J start` line), until the current run has written more than `cap`
+/// bytes.
+fn read_runs(mut out: impl Read, cap: u64, progress: &Progress) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    // The first line not looked at yet, and where the current run's lines begin.
+    let (mut line, mut run_from) = (0, 0);
+    loop {
+        let n = match out.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        progress.output();
+        while let Some(end) = buf[line..].iter().position(|b| *b == b'\n') {
+            if buf[line..].starts_with(b"J start ") {
+                if (line - run_from) as u64 > cap {
+                    break;
+                }
+                run_from = line;
+                progress.run_started();
+            }
+            line += end + 1;
+        }
+        if (buf.len() - run_from) as u64 > cap {
+            // The run that wrote too much is the process's last: what came after is cut.
+            let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+            buf.truncate(run_from.saturating_add(cap).saturating_add(1));
+            progress.over();
+            break;
+        }
+    }
+    buf
+}
+
 impl RunOutcome {
+    /// Parses a host-port process that ran several seeds (`config.runs`): one outcome per
+    /// run, as [`RunOutcome::split_boot`] says.
+    pub fn batch_from_host(config: Config, raw: HostRun) -> Vec<RunOutcome> {
+        let items: Vec<Item> = raw.stdout.lines().map(parse_line).collect();
+        let frames = items.len();
+        Self::split_boot(
+            Port::Host,
+            config,
+            items,
+            None,
+            Ending {
+                exit_code: raw.exit_code,
+                timed_out: raw.timed_out,
+                error: raw.over_limit.map(over_limit),
+                frames,
+            },
+        )
+    }
+
     /// Parses a host-port run.
     pub fn from_host(config: Config, raw: HostRun) -> RunOutcome {
         let items: Vec<Item> = raw.stdout.lines().map(parse_line).collect();
@@ -112,13 +175,15 @@ impl RunOutcome {
             Ending {
                 exit_code: raw.exit_code,
                 timed_out: raw.timed_out,
-                error: raw.over_limit.map(|cap| {
-                    JostleError::OutputLimit(format!(
-                        "the run wrote more than {cap} bytes and was killed (raise --max-output if it is meant to)"
-                    ))
-                }),
+                error: raw.over_limit.map(over_limit),
                 frames,
             },
         )
     }
+}
+
+fn over_limit(cap: u64) -> JostleError {
+    JostleError::OutputLimit(format!(
+        "the run wrote more than {cap} bytes and was killed (raise --max-output if it is meant to)"
+    ))
 }

@@ -5,12 +5,12 @@
 
 use super::Transport;
 use crate::error::JostleError;
-use crate::trace::decode::{FrameDecoder, Item, RunStarts};
+use crate::trace::decode::{FrameDecoder, RunStarts};
 use crate::trace::elf::Firmware;
 use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
 use crate::transport::process::{self, Kill, Limits, Progress};
-use jostle_kernel::{Config, Event, Verdict};
+use jostle_kernel::Config;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -359,50 +359,19 @@ impl RunOutcome {
     /// reach (a run that never ended was killed) are absent: the caller runs them again.
     pub fn batch_from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> Vec<RunOutcome> {
         let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
-        let mut segments: Vec<Vec<Item>> = vec![Vec::new()];
-        for item in decoded.items {
-            let starts = matches!(item, Item::Event(Event::RunStart { .. }));
-            if starts && segments.last().is_some_and(|s| s.iter().any(is_run_start)) {
-                segments.push(Vec::new());
-            }
-            segments.last_mut().expect("one segment").push(item);
-        }
-        let n = segments.len();
-        let mut error = boot_error(decoded.error, decoded.frames, &raw);
-        let mut outcomes = Vec::with_capacity(n);
-        for (k, items) in segments.into_iter().enumerate() {
-            let last = k + 1 == n;
-            // A run before the last ended with a reset, not an exit: its exit code is the
-            // one its verdict maps to.
-            let exit_code = if last {
-                raw.exit_code
-            } else {
-                items.iter().find_map(|i| match i {
-                    Item::Event(Event::RunEnd { verdict, .. }) => {
-                        Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
-                    }
-                    _ => None,
-                })
-            };
-            let run_config = Config {
-                seed: config.seed.wrapping_add(k as u64),
-                runs: 1,
-                ..config.clone()
-            };
-            outcomes.push(Self::from_items(
-                Port::Qemu,
-                run_config,
-                items,
-                Some(fw),
-                Ending {
-                    exit_code,
-                    timed_out: last && raw.timed_out,
-                    error: if last { error.take() } else { None },
-                    frames: decoded.frames,
-                },
-            ));
-        }
-        outcomes
+        let error = boot_error(decoded.error, decoded.frames, &raw);
+        Self::split_boot(
+            Port::Qemu,
+            config,
+            decoded.items,
+            Some(fw),
+            Ending {
+                exit_code: raw.exit_code,
+                timed_out: raw.timed_out,
+                error,
+                frames: decoded.frames,
+            },
+        )
     }
 }
 
@@ -428,10 +397,6 @@ fn boot_error(stream: Option<JostleError>, frames: usize, raw: &RawRun) -> Optio
         ));
     }
     stream
-}
-
-fn is_run_start(item: &Item) -> bool {
-    matches!(item, Item::Event(Event::RunStart { .. }))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ mod atomic;
 pub mod hint;
 mod irq;
 mod mutex;
+mod run_cell;
 mod shared;
 mod signal;
 pub mod sync;

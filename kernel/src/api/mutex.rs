@@ -1,7 +1,7 @@
 use super::caller_site;
+use super::run_cell::RunCell;
 use crate::op::Op;
 use crate::port;
-use core::cell::UnsafeCell;
 use core::ops::{Deref, DerefMut};
 
 /// A mutual-exclusion lock. `lock` is a scheduling point that may block (the task is
@@ -11,7 +11,7 @@ use core::ops::{Deref, DerefMut};
 /// abstractions): by default the class is the identity; [`Mutex::with_class`] sets it.
 pub struct Mutex<T> {
     class: u32,
-    data: UnsafeCell<T>,
+    data: RunCell<T>,
 }
 
 // SAFETY: the kernel hands the data to one guard at a time and runs one task at a time.
@@ -27,7 +27,7 @@ impl<T> Mutex<T> {
     pub const fn with_class(data: T, class: u32) -> Self {
         Mutex {
             class,
-            data: UnsafeCell::new(data),
+            data: RunCell::new(data),
         }
     }
 

@@ -1,7 +1,7 @@
 use super::caller_site;
+use super::run_cell::RunCell;
 use crate::op::Op;
 use crate::port;
-use core::cell::UnsafeCell;
 
 /// A shared variable whose every access is a scheduling point and an event
 /// (`MEM(σ, m, a, t, L)` of racefuzzer-pldi08 §2.1).
@@ -10,7 +10,7 @@ use core::cell::UnsafeCell;
 /// point, so the value itself needs no atomics; the interesting interleavings are the ones
 /// the scheduler chooses between accesses.
 pub struct Shared<T: Copy> {
-    value: UnsafeCell<T>,
+    value: RunCell<T>,
 }
 
 // SAFETY: the kernel runs exactly one task at a time (cooperative on the device, a baton on
@@ -21,7 +21,7 @@ impl<T: Copy> Shared<T> {
     /// A shared variable holding `value`.
     pub const fn new(value: T) -> Self {
         Shared {
-            value: UnsafeCell::new(value),
+            value: RunCell::new(value),
         }
     }
 

@@ -2,6 +2,7 @@
 //! decode throughput and the kernel's instruction costs.
 
 mod decode_throughput;
+mod host_vs_shuttle;
 mod kernel_costs;
 
 use crate::cli::args::{FirmwareArgs, resolve_firmware};
@@ -25,9 +26,43 @@ pub(crate) struct BenchArgs {
     /// A firmware argument for every run (repeat for more).
     #[arg(long = "arg")]
     pub(crate) args: Vec<u32>,
+    /// Only these parts (repeat for more; default: all).
+    #[arg(long, value_enum)]
+    pub(crate) only: Vec<Part>,
+    /// The shuttle-baseline executable to compare the host port with (default: beside the
+    /// project, ../shared/bench/shuttle-baseline, built when missing).
+    #[arg(long)]
+    pub(crate) shuttle: Option<std::path::PathBuf>,
+    /// Runs per program for the host port against shuttle.
+    #[arg(long, default_value_t = 20000)]
+    pub(crate) host_runs: u32,
+}
+
+/// The parts of the benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Part {
+    /// QEMU runs per second per trace level and per strategy.
+    Qemu,
+    /// Decode throughput.
+    Decode,
+    /// The kernel's instructions per scheduling point and per switch.
+    Kernel,
+    /// The host port against shuttle on the same five programs.
+    Host,
 }
 
 pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
+    let wants = |p: Part| args.only.is_empty() || args.only.contains(&p);
+    if wants(Part::Host) {
+        host_vs_shuttle::host_vs_shuttle(
+            args.host_runs,
+            args.shuttle.as_deref(),
+            args.firmware.target_dir.as_deref(),
+        )?;
+    }
+    if !(wants(Part::Qemu) || wants(Part::Decode) || wants(Part::Kernel)) {
+        return Ok(0);
+    }
     let path = match (&args.firmware.elf, &args.firmware.package) {
         (None, None) => cargo_build(
             "jostle-examples",
@@ -39,6 +74,21 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
     };
     let fw = jostle_host_tools::transport::load_firmware(&path)?;
     let qemu = Qemu::default();
+    if wants(Part::Qemu) {
+        qemu_runs(&fw, &qemu, &args)?;
+        strategy_runs(&fw, &qemu, &args)?;
+    }
+    if wants(Part::Decode) {
+        decode_throughput::decode_throughput(&fw, &qemu, bench_args(&args)?)?;
+    }
+    if wants(Part::Kernel) {
+        kernel_costs::kernel_costs(&args)?;
+    }
+    Ok(0)
+}
+
+/// Runs per second on QEMU, one boot a run, at full and at results-level trace.
+fn qemu_runs(fw: &Firmware, qemu: &Qemu, args: &BenchArgs) -> anyhow::Result<()> {
     for trace in [TraceLevel::Full, TraceLevel::Results] {
         let started = Instant::now();
         let mut frames = 0;
@@ -46,11 +96,11 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
             let config = Config {
                 seed,
                 trace,
-                args: bench_args(&args)?,
+                args: bench_args(args)?,
                 ..Config::default()
             };
-            let raw = qemu.run(&fw, &config)?;
-            let outcome = RunOutcome::from_qemu(&fw, config, raw);
+            let raw = qemu.run(fw, &config)?;
+            let outcome = RunOutcome::from_qemu(fw, config, raw);
             if let Some(e) = outcome.error {
                 return Err(e).context(format!("seed {seed}"));
             }
@@ -66,10 +116,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
             frames as f64 / secs
         );
     }
-    strategy_runs(&fw, &qemu, &args)?;
-    decode_throughput::decode_throughput(&fw, &qemu, bench_args(&args)?)?;
-    kernel_costs::kernel_costs(&args)?;
-    Ok(0)
+    Ok(())
 }
 
 /// Runs per second under each strategy (results-only trace, untargeted: the cost of the

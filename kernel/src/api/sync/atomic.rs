@@ -15,9 +15,9 @@
 pub use core::sync::atomic::Ordering;
 
 use crate::api::caller_site;
+use crate::api::run_cell::RunCell;
 use crate::op::{AtomicKind, Op, ordering_code};
 use crate::port;
-use core::cell::UnsafeCell;
 
 /// A memory fence: no scheduling point (runs are sequentially consistent already).
 pub fn fence(order: Ordering) {
@@ -170,11 +170,11 @@ macro_rules! common {
 
         /// A raw pointer to the value (accesses through it are not instrumented).
         pub const fn as_ptr(&self) -> *mut $v {
-            self.v.get()
+            self.v.as_ptr()
         }
 
         fn addr(&self) -> *const () {
-            self.v.get() as *const ()
+            self.v.as_ptr() as *const ()
         }
 
         /// One read-modify-write step: the new value is `f(old)`; returns `old`.
@@ -196,7 +196,7 @@ macro_rules! atomic_int {
         $(#[$doc])*
         #[repr(C)]
         pub struct $name {
-            v: UnsafeCell<$int>,
+            v: RunCell<$int>,
         }
 
         // SAFETY: the kernel runs one task at a time and every access completes before the
@@ -206,7 +206,7 @@ macro_rules! atomic_int {
         impl $name {
             /// An atomic holding `v`.
             pub const fn new(v: $int) -> Self {
-                $name { v: UnsafeCell::new(v) }
+                $name { v: RunCell::new(v) }
             }
 
             common!($int);
@@ -308,7 +308,7 @@ atomic_int! {
 /// An instrumented `AtomicBool`.
 #[repr(C)]
 pub struct AtomicBool {
-    v: UnsafeCell<bool>,
+    v: RunCell<bool>,
 }
 
 // SAFETY: as for the integer atomics.
@@ -317,9 +317,7 @@ unsafe impl Sync for AtomicBool {}
 impl AtomicBool {
     /// An atomic holding `v`.
     pub const fn new(v: bool) -> Self {
-        AtomicBool {
-            v: UnsafeCell::new(v),
-        }
+        AtomicBool { v: RunCell::new(v) }
     }
 
     common!(bool);
@@ -377,7 +375,7 @@ impl core::fmt::Debug for AtomicBool {
 /// An instrumented `AtomicPtr`.
 #[repr(C)]
 pub struct AtomicPtr<T> {
-    v: UnsafeCell<*mut T>,
+    v: RunCell<*mut T>,
 }
 
 // SAFETY: as for the integer atomics (the pointer is only moved, never dereferenced here).
@@ -388,9 +386,7 @@ unsafe impl<T> Send for AtomicPtr<T> {}
 impl<T> AtomicPtr<T> {
     /// An atomic holding `p`.
     pub const fn new(p: *mut T) -> Self {
-        AtomicPtr {
-            v: UnsafeCell::new(p),
-        }
+        AtomicPtr { v: RunCell::new(p) }
     }
 
     common!(*mut T);

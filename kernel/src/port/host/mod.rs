@@ -1,15 +1,27 @@
-//! Host port: one OS thread per task and a baton (a mutex and a condition variable) so that
-//! exactly one runs, so the same firmware logic runs under `cargo test` and on a workstation.
+//! Host port: the firmware's tasks are coroutines on the process's one thread
+//! ([`tasks`]), so the same firmware logic runs on a workstation, fast: one process makes
+//! many runs, as one QEMU boot does.
+//!
+//! The configuration block is read from the file named by `JOSTLE_CONFIG` (the same bytes as
+//! on the device; absent: the defaults). A block asks for `runs` consecutive seeds: each run
+//! starts from a clean slate, as a reset gives the device: a new scheduler, the instrumented
+//! primitives back at their initial values ([`crate::api`]'s `RunCell`), locations numbered
+//! anew, the previous run's tasks abandoned. The process ends with the last run's verdict's
+//! exit code.
 //!
 //! Events are printed to stdout one a line, rendered exactly as the device's defmt frames
-//! are, so one parser serves both ports. A site's id is a hash of its `file:line:col`
-//! ([`crate::site`]), stable across runs; each site's first use is preceded by a
-//! `J site <id> <file>:<line>:<col>` line. Memory locations are interned in order of first
-//! use, which makes them deterministic. The configuration block is read from the file
-//! named by the `JOSTLE_CONFIG` environment variable (same bytes as on the device).
+//! are, so one parser serves both ports; each run's lines are written when it ends. Sites
+//! are named as [`names`] says.
+//!
+//! A task's panic ends its run: the hook records it (`J panic-msg`, `TaskPanic`), and with
+//! `panic = "unwind"` the unwinding stops at the task's coroutine and the next run goes on in
+//! this process; with `panic = "abort"` the process ends after writing the run (the host tool
+//! starts the next seed in a new process).
 
 #[cfg(feature = "critical-section-impl")]
 mod cs;
+mod names;
+mod tasks;
 
 use crate::config::{Config, MAX_ARGS};
 use crate::event::IRQ_CONTEXT;
@@ -19,129 +31,118 @@ use crate::op::Op;
 use crate::sched::irq::{HandlerNext, IrqSource};
 use crate::sched::{Core, Next, Sink};
 use crate::task::TaskId;
-use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
-use std::io::{BufWriter, Stdout, Write};
+use std::cell::{Cell, RefCell};
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::panic::Location;
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicU32, Ordering};
 
+/// A run's events, rendered one a line, written out when the run ends (or when
+/// [`LineSink::CHUNK`] bytes are waiting: a long run's output must reach the host's limit
+/// on output, not pile up here).
 struct LineSink {
-    out: BufWriter<Stdout>,
+    out: String,
+}
+
+impl LineSink {
+    const CHUNK: usize = 64 << 10;
 }
 
 impl Sink for LineSink {
     fn emit(&mut self, event: &Event) {
-        let mut line = String::with_capacity(48);
-        let _ = event.render(&mut line);
-        let _ = writeln!(self.out, "{line}");
+        let _ = event.render(&mut self.out);
+        self.out.push('\n');
+        if self.out.len() >= Self::CHUNK {
+            write_out(&self.out);
+            self.out.clear();
+        }
     }
 }
 
+/// What the contexts of a run share. One thread runs them all, in turn; no borrow of it is
+/// held across a switch or across firmware code.
 struct State {
     core: Core<LineSink>,
+    /// The task the run loop resumes next.
     current: TaskId,
-    sites: HashMap<(&'static str, u32, u32), u32>,
-    site_ids: HashSet<u32>,
-    addrs: HashMap<usize, u32>,
+    /// The run's verdict once it has ended: scheduling points then return at once (a
+    /// panicking task's destructors may still reach some while unwinding).
+    ended: Option<Verdict>,
+    names: names::Names,
     args: heapless::Vec<u32, MAX_ARGS>,
     irqs: &'static [&'static Interrupt],
 }
 
-struct Baton {
-    state: Mutex<State>,
-    turn: Condvar,
-}
-
-static BATON: OnceLock<Baton> = OnceLock::new();
-
 thread_local! {
+    static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
+    /// The running context: a task, or a handler (`IRQ_CONTEXT + i`) running on a task's
+    /// coroutine.
     static ME: Cell<TaskId> = const { Cell::new(0) };
-    /// Whether this thread holds the state lock (a panic then cannot report through it).
-    static HOLDING: Cell<bool> = const { Cell::new(false) };
 }
 
-fn baton() -> &'static Baton {
-    BATON
-        .get()
-        .expect("jostle: instrumented primitive used outside a run (call host::run)")
+/// Runs started in this process: the epoch of the instrumented primitives' values.
+static EPOCH: AtomicU32 = AtomicU32::new(0);
+
+/// The current run's number in this process (see `RunCell`).
+#[inline(always)]
+pub fn epoch() -> u32 {
+    EPOCH.load(Ordering::Relaxed)
 }
 
-/// The state, locked; the guard records that this thread holds it.
-struct Held(Option<MutexGuard<'static, State>>);
-
-impl std::ops::Deref for Held {
-    type Target = State;
-    fn deref(&self) -> &State {
-        self.0.as_ref().expect("held")
-    }
+/// Ends the process with `code`, possibly from inside a task.
+fn exit(code: i32) -> ! {
+    tasks::forget_all();
+    std::process::exit(code)
 }
 
-impl std::ops::DerefMut for Held {
-    fn deref_mut(&mut self) -> &mut State {
-        self.0.as_mut().expect("held")
-    }
+/// Runs `f` on the run's state.
+fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        f(s.as_mut()
+            .expect("jostle: instrumented primitive used outside a run (call host::run)"))
+    })
 }
 
-impl Drop for Held {
-    fn drop(&mut self) {
-        if self.0.is_some() {
-            HOLDING.with(|h| h.set(false));
-        }
-    }
+/// The run has ended with `verdict` (its `RunEnd` is in the stream).
+fn end(st: &mut State, verdict: Verdict) {
+    st.ended = Some(verdict);
 }
 
-fn lock() -> Held {
-    let guard = baton().state.lock().unwrap_or_else(|p| p.into_inner());
-    HOLDING.with(|h| h.set(true));
-    Held(Some(guard))
+/// Gives the thread back to the run loop for good: the run is over.
+fn stop() -> ! {
+    tasks::suspend();
+    unreachable!("jostle: a task of a run that has ended was resumed")
 }
 
-/// Waits on the baton's condition variable (the lock is released meanwhile).
-fn wait(mut st: Held) -> Held {
-    let guard = st.0.take().expect("held");
-    HOLDING.with(|h| h.set(false));
-    let guard = baton().turn.wait(guard).unwrap_or_else(|p| p.into_inner());
-    HOLDING.with(|h| h.set(true));
-    Held(Some(guard))
-}
-
-/// Flushes the event stream and ends the process with `code`.
-fn finish(state: &mut Held, code: u8) -> ! {
-    let _ = state.core.sink().out.flush();
-    std::process::exit(code as i32)
-}
-
-/// Runs source `i`'s handler in place, on this thread, preempting context `by`.
-fn fire(mut st: Held, i: u8, by: TaskId) -> Held {
-    let ctx = st.core.irq_enter(i, by);
-    let handler = st.irqs[i as usize].handler;
-    drop(st);
+/// Runs source `i`'s handler in place, on this task's coroutine, preempting context `by`.
+fn fire(i: u8, by: TaskId) {
+    let (ctx, handler) = with(|st| (st.core.irq_enter(i, by), st.irqs[i as usize].handler));
     ME.with(|m| m.set(ctx));
     handler();
     ME.with(|m| m.set(by));
-    let mut st = lock();
-    st.core.irq_exit(i);
-    st
+    with(|st| st.core.irq_exit(i));
 }
 
-/// Acts on the core's decision for task `me`: returns when `me` may run again.
-fn go(mut st: Held, me: TaskId, mut next: Next) {
-    while let Next::Fire(i) = next {
-        st = fire(st, i, me);
-        next = st.core.resume();
-    }
-    match next {
-        Next::Fire(_) => {}
-        Next::Run(t) => {
-            st.current = t;
-            if t != me {
-                baton().turn.notify_all();
-                while st.current != me {
-                    st = wait(st);
-                }
+/// Acts on the core's decision for task `me`: returns when `me` may go on.
+fn go(me: TaskId, mut next: Next) {
+    loop {
+        match next {
+            Next::Fire(i) => {
+                fire(i, me);
+                next = with(|st| st.core.resume());
+            }
+            Next::Run(t) if t == me => return,
+            Next::Run(t) => {
+                with(|st| st.current = t);
+                tasks::suspend();
+                return;
+            }
+            Next::End(v) => {
+                with(|st| end(st, v));
+                stop()
             }
         }
-        Next::End(v) => finish(&mut st, v.exit_code()),
     }
 }
 
@@ -155,7 +156,7 @@ fn read_config() -> Result<Config, Event> {
             "jostle: cannot read configuration block {}: {e}",
             std::path::Path::new(&path).display()
         );
-        std::process::exit(2)
+        exit(2)
     });
     match Config::decode(&bytes) {
         Ok(c) => Ok(c.unwrap_or_default()),
@@ -175,196 +176,227 @@ pub fn run_with_interrupts(main: fn(), irqs: &'static [&'static Interrupt]) -> !
     let config = match read_config() {
         Ok(c) => c,
         Err(rejected) => {
-            let mut out = std::io::stdout().lock();
-            let mut line = String::new();
-            let _ = rejected.render(&mut line);
-            line.push('\n');
+            let mut text = String::new();
+            let _ = rejected.render(&mut text);
+            text.push('\n');
             let _ = Event::RunEnd {
                 verdict: Verdict::ConfigRejected as u8,
                 steps: 0,
             }
-            .render(&mut line);
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
-            std::process::exit(Verdict::ConfigRejected.exit_code() as i32)
+            .render(&mut text);
+            text.push('\n');
+            write_out(&text);
+            exit(Verdict::ConfigRejected.exit_code() as i32)
         }
     };
-    let sink = LineSink {
-        out: BufWriter::new(std::io::stdout()),
-    };
-    let state = State {
-        core: Core::new(&config, 0, sink),
-        current: 0,
-        sites: HashMap::new(),
-        site_ids: HashSet::new(),
-        addrs: HashMap::new(),
-        args: config.args.clone(),
-        irqs,
-    };
-    if BATON
-        .set(Baton {
-            state: Mutex::new(state),
-            turn: Condvar::new(),
+    std::panic::set_hook(Box::new(panic_hook));
+    let mut names = names::Names::default();
+    let mut out = String::new();
+    let mut last = Verdict::Pass;
+    for run in 0..config.runs.max(1) {
+        let mut run_config = config.clone();
+        run_config.seed = config.seed.wrapping_add(u64::from(run));
+        let (verdict, back) = one_run(&run_config, run, main, irqs, names, out);
+        last = verdict;
+        (names, out) = back;
+    }
+    exit(last.exit_code() as i32)
+}
+
+/// Run `run` of this process's block, from a clean slate; its lines are written out when it
+/// ends. Returns its verdict, and the names and the buffer for the next run.
+fn one_run(
+    config: &Config,
+    run: u32,
+    main: fn(),
+    irqs: &'static [&'static Interrupt],
+    mut names: names::Names,
+    mut out: String,
+) -> (Verdict, (names::Names, String)) {
+    let epoch = EPOCH.fetch_add(1, Ordering::Relaxed) + 1;
+    names.start_run(epoch);
+    out.clear();
+    let mut core = Core::new(config, run, LineSink { out });
+    let sources: Vec<IrqSource> = irqs.iter().map(|q| q.source).collect();
+    core.declare_irqs(&sources);
+    STATE.with(|s| {
+        *s.borrow_mut() = Some(State {
+            core,
+            current: 0,
+            ended: None,
+            names,
+            args: config.args.clone(),
+            irqs,
         })
+    });
+    tasks::create(0, move || {
+        let next = with(|st| st.core.decide());
+        go(0, next);
+        main();
+        task_exit(0);
+    });
+    let verdict = loop {
+        let next = with(|st| st.ended.ok_or(st.current));
+        match next {
+            Ok(verdict) => break verdict,
+            Err(t) => {
+                ME.with(|m| m.set(t));
+                tasks::resume(t);
+            }
+        }
+    };
+    tasks::abandon_all();
+    let st = STATE
+        .with(|s| s.borrow_mut().take())
+        .expect("the run's state");
+    let mut core = st.core;
+    let out = std::mem::take(&mut core.sink().out);
+    write_out(&out);
+    (verdict, (st.names, out))
+}
+
+/// Writes `text` to stdout (a closed pipe ends the process: nobody reads the runs).
+fn write_out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
         .is_err()
     {
-        eprintln!("jostle: host::run called twice in one process");
-        std::process::exit(2)
-    }
-    std::panic::set_hook(Box::new(panic_hook));
-    ME.with(|m| m.set(0));
-    let mut st = lock();
-    let sources: Vec<IrqSource> = irqs.iter().map(|q| q.source).collect();
-    st.core.declare_irqs(&sources);
-    let next = st.core.decide();
-    go(st, 0, next);
-    main();
-    task_exit(0);
-    // Task 0 ended but others run: this thread waits for the process to end.
-    loop {
-        std::thread::park();
+        exit(2)
     }
 }
 
 fn task_exit(me: TaskId) {
-    let mut st = lock();
-    let mut next = st.core.exit(me);
-    while let Next::Fire(i) = next {
-        st = fire(st, i, me);
-        next = st.core.resume();
-    }
-    match next {
-        Next::Fire(_) => {}
-        Next::Run(t) => {
-            st.current = t;
-            baton().turn.notify_all();
+    let mut next = with(|st| st.core.exit(me));
+    loop {
+        match next {
+            Next::Fire(i) => {
+                fire(i, me);
+                next = with(|st| st.core.resume());
+            }
+            Next::Run(t) => return with(|st| st.current = t),
+            Next::End(v) => return with(|st| end(st, v)),
         }
-        Next::End(v) => finish(&mut st, v.exit_code()),
     }
 }
 
 /// The running task stops before `op`; returns when it has been chosen and `op` executed.
 pub fn point(op: Op) {
-    let me = ME.with(|m| m.get());
-    let mut st = lock();
+    let me = ME.with(Cell::get);
     if me >= IRQ_CONTEXT {
         // A handler: more urgent sources may fire first, then the operation executes.
-        let mut next = st.core.handler_point(me, op);
+        let Some(mut next) = with(|st| st.ended.is_none().then(|| st.core.handler_point(me, op)))
+        else {
+            return;
+        };
         loop {
             match next {
                 HandlerNext::Run => return,
                 HandlerNext::Fire(j) => {
-                    st = fire(st, j, me);
-                    next = st.core.handler_resume(me);
+                    fire(j, me);
+                    next = with(|st| st.core.handler_resume(me));
                 }
-                HandlerNext::End(v) => finish(&mut st, v.exit_code()),
+                HandlerNext::End(v) => {
+                    with(|st| end(st, v));
+                    stop()
+                }
             }
         }
     }
-    let next = st.core.point(me, op);
-    go(st, me, next);
+    let Some(next) = with(|st| st.ended.is_none().then(|| st.core.point(me, op))) else {
+        return;
+    };
+    go(me, next);
 }
 
 /// The running task performed the compare-and-swap at `s` on `a` (see `Core::cas_outcome`).
 pub fn cas_done(s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
-    let me = ME.with(|m| m.get());
-    lock().core.cas_outcome(me, s, a, ord, failure_ord, ok);
+    let me = ME.with(Cell::get);
+    with(|st| {
+        if st.ended.is_none() {
+            st.core.cas_outcome(me, s, a, ord, failure_ord, ok)
+        }
+    });
 }
 
-/// Reserves a task id and starts its thread, which waits for its first turn.
+/// Reserves a task id and creates its coroutine, which waits for its first turn.
 pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
-    let mut st = lock();
-    let Some(id) = st.core.reserve() else {
-        let me = st.current;
-        let verdict = st.core.task_limit(me);
-        finish(&mut st, verdict.exit_code())
-    };
-    drop(st);
-    let thread = std::thread::Builder::new()
-        .name(format!("jostle-task-{id}"))
-        .spawn(move || {
-            ME.with(|m| m.set(id));
-            {
-                let mut st = lock();
-                while st.current != id {
-                    st = wait(st);
-                }
-            }
-            entry();
-            task_exit(id);
-        });
-    if let Err(e) = thread {
-        panic!("spawn: cannot start a thread: {e}");
-    }
+    let reserved = with(|st| match st.core.reserve() {
+        Some(id) => Ok(id),
+        None => {
+            let me = st.current;
+            let verdict = st.core.task_limit(me);
+            end(st, verdict);
+            Err(())
+        }
+    });
+    let Ok(id) = reserved else { stop() };
+    tasks::create(id, move || {
+        entry();
+        task_exit(id);
+    });
     id
 }
 
-/// A site's id: [`crate::site::host_site_id`]; the first use prints its definition.
+/// A site's id (see [`names`]); its first use in a run prints its definition.
 pub fn site(loc: &'static Location<'static>) -> u32 {
-    intern_site(&mut lock(), loc.file(), loc.line(), loc.column())
+    with(|st| name_site(st, loc))
 }
 
-/// Interns (file, line, column), printing `J site` when it is new. Two locations with the
-/// same hash (never seen; 32 bits) would give the later one the next free id, which the
-/// `J site` line records, so the trace stays exact.
-fn intern_site(st: &mut State, file: &'static str, line: u32, col: u32) -> u32 {
-    if let Some(id) = st.sites.get(&(file, line, col)) {
-        return *id;
+fn name_site(st: &mut State, loc: &Location<'_>) -> u32 {
+    let (id, first) = st.names.site(loc);
+    if first {
+        let out = &mut st.core.sink().out;
+        let _ = writeln!(
+            out,
+            "J site {id} {}:{}:{}",
+            loc.file(),
+            loc.line(),
+            loc.column()
+        );
     }
-    let mut id = crate::site::host_site_id(file, line, col);
-    while st.site_ids.contains(&id) {
-        id = id.wrapping_add(1).max(1);
-    }
-    st.site_ids.insert(id);
-    st.sites.insert((file, line, col), id);
-    let _ = writeln!(st.core.sink().out, "J site {id} {file}:{line}:{col}");
     id
 }
 
 /// The index of a declared source (firmware passes its sources to `firmware!`).
 pub fn irq_index(q: &'static Interrupt) -> u8 {
-    let st = lock();
-    match st.irqs.iter().position(|d| std::ptr::eq(*d, q)) {
+    match with(|st| st.irqs.iter().position(|d| std::ptr::eq(*d, q))) {
         Some(i) => i as u8,
-        None => {
-            drop(st);
-            panic!("an interrupt source not declared in firmware!(.., interrupts: [..])")
-        }
+        None => panic!("an interrupt source not declared in firmware!(.., interrupts: [..])"),
     }
 }
 
-/// A memory location's or lock's id: interned in order of first use.
+/// A memory location's or lock's id: numbered in order of first use in the run.
 pub fn addr(p: *const ()) -> u32 {
-    let mut st = lock();
-    let n = st.addrs.len() as u32 + 1;
-    *st.addrs.entry(p as usize).or_insert(n)
+    with(|st| st.names.addr(p as usize))
 }
 
 /// Is a run going on (the kernel started)?
 #[cfg_attr(not(feature = "critical-section-impl"), allow(dead_code))]
 fn running() -> bool {
-    BATON.get().is_some()
+    STATE.with(|s| s.try_borrow().is_ok_and(|s| s.is_some()))
 }
 
 /// Does the running context hold the critical section?
 #[cfg_attr(not(feature = "critical-section-impl"), allow(dead_code))]
 fn holds_cs() -> bool {
-    let me = ME.with(|m| m.get());
-    lock().core.holds_cs(me)
+    let me = ME.with(Cell::get);
+    with(|st| st.core.holds_cs(me))
 }
 
 /// The running task.
 pub fn current() -> TaskId {
-    ME.with(|m| m.get())
+    ME.with(Cell::get)
 }
 
 /// Firmware argument `i`.
 pub fn arg(i: usize) -> Option<u32> {
-    lock().args.get(i).copied()
+    with(|st| st.args.get(i).copied())
 }
 
 fn panic_hook(info: &std::panic::PanicHookInfo<'_>) {
-    let me = ME.with(|m| m.get());
+    let me = ME.with(Cell::get);
     let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = info.payload().downcast_ref::<String>() {
@@ -373,27 +405,37 @@ fn panic_hook(info: &std::panic::PanicHookInfo<'_>) {
         String::from("Box<dyn Any>")
     };
     let msg = msg.replace('\n', " ");
-    // A panic inside the port while this thread holds the lock cannot report through it;
-    // any other thread holds it only for a moment (a woken task checking its turn).
-    if HOLDING.with(|h| h.get()) {
-        eprintln!("jostle: panic inside the kernel: {msg}");
-        std::process::exit(Verdict::Panic.exit_code() as i32)
-    }
-    let mut st = lock();
-    let s = match info.location() {
-        Some(loc) => {
-            // The hook's location is not `'static` by type; the process ends right after,
-            // so keeping one copy of its file name for the site table costs nothing.
-            let file: &'static str = match st.sites.keys().find(|k| k.0 == loc.file()) {
-                Some(k) => k.0,
-                None => Box::leak(loc.file().to_owned().into_boxed_str()),
-            };
-            intern_site(&mut st, file, loc.line(), loc.column())
+    // A panic while the state is borrowed is the kernel's own, not the firmware's: it
+    // cannot be reported through the state.
+    let recorded = STATE.with(|s| {
+        let Ok(mut s) = s.try_borrow_mut() else {
+            return false;
+        };
+        let Some(st) = s.as_mut() else { return false };
+        if st.ended.is_some() {
+            // A destructor panicked while a task unwound after the run's end.
+            return true;
         }
-        None => 0,
-    };
-    let _ = writeln!(st.core.sink().out, "J panic-msg {msg}");
-    st.core.sink().emit(&Event::TaskPanic { t: me, s });
-    st.core.abort(Verdict::Panic);
-    finish(&mut st, Verdict::Panic.exit_code())
+        let site = info.location().map_or(0, |loc| name_site(st, loc));
+        let out = &mut st.core.sink().out;
+        let _ = writeln!(out, "J panic-msg {msg}");
+        st.core.sink().emit(&Event::TaskPanic { t: me, s: site });
+        st.core.abort(Verdict::Panic);
+        end(st, Verdict::Panic);
+        true
+    });
+    if !recorded {
+        eprintln!("jostle: panic inside the kernel: {msg}");
+        exit(Verdict::Panic.exit_code() as i32)
+    }
+    if cfg!(panic = "abort") {
+        // No unwinding to stop at the task: this run is the process's last.
+        let text = STATE.with(|s| {
+            s.borrow_mut()
+                .as_mut()
+                .map(|st| std::mem::take(&mut st.core.sink().out))
+        });
+        write_out(&text.unwrap_or_default());
+        exit(Verdict::Panic.exit_code() as i32)
+    }
 }

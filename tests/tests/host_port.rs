@@ -1,0 +1,111 @@
+//! The host port makes many runs in one process: each run must be the one a fresh process
+//! would make (same lines, same verdict), whatever the runs before it did — panicked,
+//! deadlocked, changed shared variables, locks' data and atomics, fired interrupts.
+
+mod common;
+
+use common::*;
+use jostle_host_tools::transport::hostport;
+use jostle_host_tools::transport::{Limits, Runner};
+use jostle_kernel::{Config, TraceLevel};
+use std::time::Duration;
+
+/// A process's lines, one string per run (split at `J start`), with the run's index in the
+/// process (`run=k`, the only field that may differ) taken out.
+fn runs_of(stdout: &str) -> Vec<String> {
+    let mut runs: Vec<String> = Vec::new();
+    for line in stdout.lines() {
+        if line.starts_with("J start ") {
+            let without_index = line.split(" run=").next().unwrap().to_string();
+            runs.push(format!("{without_index}\n"));
+        } else {
+            let run = runs.last_mut().expect("a line before the first run start");
+            run.push_str(line);
+            run.push('\n');
+        }
+    }
+    runs
+}
+
+fn config(seed: u64, runs: u32, args: &[u32]) -> Config {
+    let mut c = Config {
+        seed,
+        runs,
+        trace: TraceLevel::Full,
+        ..Config::default()
+    };
+    c.args.extend_from_slice(args).unwrap();
+    c
+}
+
+#[test]
+fn every_run_of_a_process_is_the_run_a_fresh_process_makes() {
+    const N: u32 = 16;
+    for (bin, args) in [
+        // A counter in a shared variable, asserted at the end: a value left from the run
+        // before would fail the next run.
+        ("correct_counter", &[3][..]),
+        // An account in a lock's data.
+        ("af_fig2", &[2][..]),
+        // Panics in most runs (the process goes on after each).
+        ("rf_fig1", &[][..]),
+        // Deadlocks in some runs (the tasks are abandoned where they stand).
+        ("abba_deadlock", &[1][..]),
+        ("atomic_check_then_act", &[][..]),
+        ("irq_counter", &[][..]),
+        ("irq_ringbuf", &[][..]),
+    ] {
+        let exe = host_exe(bin);
+        let timeout = Duration::from_secs(20);
+        let batch = hostport::run(&exe, &config(100, N, args), timeout).expect("host runs");
+        let together = runs_of(&batch.stdout);
+        assert_eq!(together.len(), N as usize, "{bin}: {}", batch.stdout);
+        let mut verdicts = std::collections::BTreeSet::new();
+        for k in 0..N {
+            let seed = 100 + u64::from(k);
+            let alone = hostport::run(&exe, &config(seed, 1, args), timeout).expect("host runs");
+            let alone_runs = runs_of(&alone.stdout);
+            assert_eq!(alone_runs.len(), 1);
+            assert_eq!(
+                together[k as usize], alone_runs[0],
+                "{bin}: seed {seed}, run {k} of one process, differs from a process of its own"
+            );
+            verdicts.insert(alone_runs[0].lines().last().unwrap().to_string());
+        }
+        // The process ends as its last run does.
+        let last = hostport::run(&exe, &config(100 + u64::from(N - 1), 1, args), timeout)
+            .expect("host runs");
+        assert_eq!(batch.exit_code, last.exit_code, "{bin}");
+        if bin == "rf_fig1" || bin == "abba_deadlock" {
+            assert!(
+                verdicts.len() > 1,
+                "{bin}: every run ended alike: {verdicts:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_host_transport_splits_a_process_into_runs_with_their_own_seeds() {
+    let runner = Runner::with_limits(
+        host_exe("rf_fig1"),
+        true,
+        Limits::quiet(Duration::from_secs(20)),
+    )
+    .unwrap();
+    let outcomes = runner.run_batch(&config(7, 1, &[]), 40).unwrap();
+    assert_eq!(outcomes.len(), 40);
+    for (k, o) in outcomes.iter().enumerate() {
+        assert_eq!(o.config.seed, 7 + k as u64);
+        assert_eq!(o.config.runs, 1);
+        assert!(o.error.is_none(), "seed {}: {:?}", o.config.seed, o.error);
+        // Each run's outcome is the one of a process of its own.
+        let alone = run_host("rf_fig1", o.config.clone());
+        assert_eq!(o.outcome, alone.outcome, "seed {}", o.config.seed);
+        // All but the run start, whose index in the process differs.
+        assert_eq!(o.events[1..], alone.events[1..], "seed {}", o.config.seed);
+        assert_eq!(o.panic, alone.panic, "seed {}", o.config.seed);
+    }
+    assert!(outcomes.iter().any(|o| o.panic.is_some()));
+    assert!(outcomes.iter().any(|o| o.panic.is_none()));
+}
