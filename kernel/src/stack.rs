@@ -7,7 +7,8 @@ use core::cell::UnsafeCell;
 /// task's guard: on a CPU with an MPU the kernel forbids every access to them while the task
 /// runs (an overflow faults at once); without one they hold a canary checked whenever the
 /// task is switched out. Aligned to 32 bytes, as an MPU region of that size must be.
-/// The host port runs tasks on OS threads and leaves this memory unused.
+/// The host port runs each task on a coroutine stack of its own (1 MiB, a guard page below)
+/// and leaves this memory unused.
 #[repr(C, align(32))]
 pub struct Stack<const BYTES: usize> {
     mem: UnsafeCell<[u8; BYTES]>,

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 pub(crate) struct Via {
     #[command(flatten)]
     pub(crate) bounds: RunBounds,
-    /// Run on the host port (one OS thread per task) instead of QEMU.
+    /// Run on the host port (tasks as coroutines in a host process) instead of QEMU.
     #[arg(long, conflicts_with = "probe")]
     pub(crate) host: bool,
     /// Run on a board through a debug probe (probe-rs): the only one connected, or the one

@@ -48,7 +48,7 @@ impl Outcome {
 pub enum Port {
     /// QEMU `mps2-an385`.
     Qemu,
-    /// The host port (OS threads).
+    /// The host port (tasks as coroutines, many runs per process).
     Host,
     /// A board behind a debug probe (defmt over RTT).
     Probe,

@@ -1,7 +1,8 @@
 //! Transports: where runs happen. A transport boots the firmware with a run's configuration
 //! block, reads what the run writes and decodes it (with `trace`) into a [`RunOutcome`]. One
 //! file per transport, each implementing [`Transport`]: `qemu` (QEMU `mps2-an385`, several
-//! seeds per boot), `hostport` (the host-port executable, one process per run) and `probe`
+//! seeds per boot), `hostport` (the host-port executable, several
+//! seeds per process) and `probe`
 //! (a board behind a debug probe, flashed once). `process` holds what the process-based
 //! ones share, `build` builds firmware with cargo, and [`Runner`] holds the transport the
 //! command line picked.

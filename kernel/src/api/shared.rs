@@ -13,8 +13,8 @@ pub struct Shared<T: Copy> {
     value: RunCell<T>,
 }
 
-// SAFETY: the kernel runs exactly one task at a time (cooperative on the device, a baton on
-// the host port), and an access never spans a scheduling point.
+// SAFETY: the kernel runs exactly one task at a time (cooperative on the device, coroutines on
+// one thread on the host port), and an access never spans a scheduling point.
 unsafe impl<T: Copy + Send> Sync for Shared<T> {}
 
 impl<T: Copy> Shared<T> {

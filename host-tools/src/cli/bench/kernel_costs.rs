@@ -46,7 +46,9 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
         ),
         (StrategyId::Pct, vec![], [3, 10_000, 0, 0]),
     ];
-    println!("kernel cost  (instructions, trace=results, -icount shift=0; non-breakpoint sites)");
+    println!(
+        "kernel cost  (instructions, trace=results, -icount shift=0; non-breakpoint sites; goal: point <= 50, switch <= 120)"
+    );
     for (strategy, bps, params) in strategies {
         let config = Config {
             trace: TraceLevel::Results,

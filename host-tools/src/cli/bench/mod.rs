@@ -2,6 +2,7 @@
 //! decode throughput and the kernel's instruction costs.
 
 mod decode_throughput;
+mod footprint;
 mod host_vs_shuttle;
 mod kernel_costs;
 
@@ -45,7 +46,7 @@ pub(crate) enum Part {
     Qemu,
     /// Decode throughput.
     Decode,
-    /// The kernel's instructions per scheduling point and per switch.
+    /// The kernel's instructions per scheduling point and per switch, its flash and RAM.
     Kernel,
     /// The host port against shuttle on the same five programs.
     Host,
@@ -83,6 +84,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
     }
     if wants(Part::Kernel) {
         kernel_costs::kernel_costs(&args)?;
+        footprint::footprint(&fw.path)?;
     }
     Ok(0)
 }
