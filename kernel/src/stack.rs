@@ -2,6 +2,7 @@
 //! below every other layer (the port takes one, the primitives hand it over at a spawn).
 
 use core::cell::UnsafeCell;
+use core::mem::MaybeUninit;
 
 /// A task's statically allocated stack of `BYTES` bytes. Its lowest 32 bytes are the
 /// task's guard: on a CPU with an MPU the kernel forbids every access to them while the task
@@ -9,9 +10,15 @@ use core::cell::UnsafeCell;
 /// task is switched out. Aligned to 32 bytes, as an MPU region of that size must be.
 /// The host port runs each task on a coroutine stack of its own (1 MiB, a guard page below)
 /// and leaves this memory unused.
+///
+/// Its memory starts uninitialised: the kernel writes a task's first frame and its guard
+/// at the spawn and never reads what it did not write. So a stack may live in `.uninit`
+/// (`#[unsafe(link_section = ".uninit.STACKS")]` on the `static`), which startup does not
+/// zero: that spares the warm restart between two runs of a boot a word store per 4 bytes
+/// of stack (the boards' main stack lives there).
 #[repr(C, align(32))]
 pub struct Stack<const BYTES: usize> {
-    mem: UnsafeCell<[u8; BYTES]>,
+    mem: UnsafeCell<MaybeUninit<[u8; BYTES]>>,
 }
 
 // SAFETY: a stack is handed to one task at a time by `spawn`, which refuses a stack in use.
@@ -24,10 +31,10 @@ impl<const BYTES: usize> Default for Stack<BYTES> {
 }
 
 impl<const BYTES: usize> Stack<BYTES> {
-    /// A zeroed stack (placed in `.bss`).
+    /// A stack (placed in `.bss` unless its `static` says otherwise).
     pub const fn new() -> Self {
         Stack {
-            mem: UnsafeCell::new([0; BYTES]),
+            mem: UnsafeCell::new(MaybeUninit::uninit()),
         }
     }
 

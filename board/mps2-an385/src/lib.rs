@@ -13,6 +13,8 @@ use jostle_kernel::Stack;
 pub use jostle_kernel;
 
 /// Stack of the main task (task 0).
+/// In `.uninit`: startup does not zero it, on every warm restart between runs.
+#[unsafe(link_section = ".uninit.JOSTLE_MAIN_STACK")]
 static MAIN_STACK: Stack<8192> = Stack::new();
 
 /// Ends the run: flushes nothing (frames are written whole) and exits QEMU with `code`.

@@ -8,6 +8,8 @@ use jostle_kernel::Stack;
 
 pub use jostle_kernel;
 
+/// In `.uninit`: startup does not zero it, on every warm restart between runs.
+#[unsafe(link_section = ".uninit.JOSTLE_MAIN_STACK")]
 static MAIN_STACK: Stack<8192> = Stack::new();
 
 /// Is a debugger attached (DHCSR `C_DEBUGEN`)? Semihosting without one would fault.

@@ -5,6 +5,7 @@ mod decode_throughput;
 mod footprint;
 mod host_vs_shuttle;
 mod kernel_costs;
+mod restart_cost;
 
 use crate::cli::args::{FirmwareArgs, resolve_firmware};
 use anyhow::Context;
@@ -84,6 +85,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
     }
     if wants(Part::Kernel) {
         kernel_costs::kernel_costs(&args)?;
+        restart_cost::restart_cost(&args)?;
         footprint::footprint(&fw.path)?;
     }
     Ok(0)

@@ -84,7 +84,6 @@ struct Kernel {
 }
 
 struct Global {
-    kernel: UnsafeCell<MaybeUninit<Kernel>>,
     started: UnsafeCell<bool>,
     /// Where a finished task's stack pointer is thrown away.
     scratch_sp: UnsafeCell<u32>,
@@ -95,10 +94,20 @@ struct Global {
 unsafe impl Sync for Global {}
 
 static GLOBAL: Global = Global {
-    kernel: UnsafeCell::new(MaybeUninit::uninit()),
     started: UnsafeCell::new(false),
     scratch_sp: UnsafeCell::new(0),
 };
+
+/// The kernel's state, written whole when a run starts (so never read uninitialised).
+struct KernelCell(UnsafeCell<MaybeUninit<Kernel>>);
+
+// SAFETY: as for `Global`.
+unsafe impl Sync for KernelCell {}
+
+/// In `.uninit`: startup does not zero these few KiB on every warm restart between runs,
+/// only for the run's start to overwrite them.
+#[unsafe(link_section = ".uninit.JOSTLE_KERNEL")]
+static KERNEL: KernelCell = KernelCell(UnsafeCell::new(MaybeUninit::uninit()));
 
 /// Ends the run with exit code `code`: resets the CPU for the next run of the boot when
 /// one is left (the host reads every run from one stream), else exits.
@@ -142,7 +151,7 @@ fn started() -> bool {
 /// # Safety
 /// Callers must not hold the reference across a context switch.
 unsafe fn kernel() -> *mut Kernel {
-    GLOBAL.kernel.get() as *mut Kernel
+    KERNEL.0.get() as *mut Kernel
 }
 
 /// Starts a run: reads the configuration block, then runs `main` as task 0 on `stack`.
@@ -200,7 +209,7 @@ pub fn start_with_interrupts<const BYTES: usize>(
     };
     // SAFETY: single-threaded boot; nothing else refers to the kernel yet.
     unsafe {
-        (*GLOBAL.kernel.get()).write(state);
+        (*KERNEL.0.get()).write(state);
         *GLOBAL.started.get() = true;
         prepare(0, base, size, main);
         let k = kernel();

@@ -1,0 +1,103 @@
+//! Measures the warm restart between two runs of one boot (QEMU, `-icount`: SysTick counts
+//! instructions, and keeps counting across the restart, which resets no peripheral). At
+//! the end of its main task a run leaves SysTick's value in RAM that startup does not
+//! touch; the next run's main task reads SysTick first thing and prints, as a log frame,
+//! `cost restart ticks=… calibration instructions=… ticks=…`: the ticks from one run's last
+//! instruction of firmware to the next run's first, which covers the end of the run (task
+//! exit, `RunEnd`), the restart (startup's `.data`/`.bss`), the configuration block's check
+//! and the new run's start (`RunStart`). Run it with two runs per boot, trace `results`.
+#![cfg_attr(target_os = "none", no_std)]
+#![cfg_attr(target_os = "none", no_main)]
+
+use jostle::*;
+
+static VALUE: Shared<u32> = Shared::new(0);
+
+#[cfg(target_os = "none")]
+mod carried {
+    use core::mem::MaybeUninit;
+
+    const MAGIC: u32 = 0x5245_5354; // "REST"
+
+    /// A marker and SysTick's value at the end of the previous run's main task.
+    #[unsafe(link_section = ".uninit.JOSTLE_RESTART_COST")]
+    static mut ENDED_AT: MaybeUninit<[u32; 2]> = MaybeUninit::uninit();
+
+    /// SysTick's value when the previous run of this boot ended, if one did (and forgets it).
+    pub fn take() -> Option<u32> {
+        // SAFETY: two plain words only this module touches, in one task.
+        unsafe {
+            let p = (&raw mut ENDED_AT).cast::<u32>();
+            let (magic, at) = (p.read_volatile(), p.add(1).read_volatile());
+            p.write_volatile(0);
+            (magic == MAGIC).then_some(at)
+        }
+    }
+
+    /// Leaves SysTick's value `at` for the next run.
+    pub fn leave(at: u32) {
+        // SAFETY: as in `take`.
+        unsafe {
+            let p = (&raw mut ENDED_AT).cast::<u32>();
+            p.add(1).write_volatile(at);
+            p.write_volatile(MAGIC);
+        }
+    }
+}
+
+#[cfg(target_os = "none")]
+mod clock {
+    use cortex_m::peripheral::{SYST, syst::SystClkSource};
+
+    pub fn start() {
+        // SAFETY: nothing else uses SysTick in this firmware.
+        let mut syst = unsafe { cortex_m::Peripherals::steal() }.SYST;
+        syst.set_clock_source(SystClkSource::Core);
+        syst.set_reload(0x00FF_FFFF);
+        syst.clear_current();
+        syst.enable_counter();
+    }
+
+    /// The 24-bit down-counter.
+    pub fn now() -> u32 {
+        SYST::get_current()
+    }
+
+    /// Ticks of `n` iterations of a two-instruction loop.
+    pub fn calibrate(n: u32) -> u32 {
+        start();
+        let t0 = now();
+        // SAFETY: pure register arithmetic.
+        unsafe {
+            core::arch::asm!("1:", "subs {0}, #1", "bne 1b", inout(reg) n => _);
+        }
+        t0.wrapping_sub(now()) & 0x00FF_FFFF
+    }
+}
+
+fn main_task() {
+    #[cfg(target_os = "none")]
+    {
+        let now = clock::now();
+        if let Some(ended_at) = carried::take() {
+            let ticks = ended_at.wrapping_sub(now) & 0x00FF_FFFF;
+            let spin = 100_000u32;
+            let calibration = clock::calibrate(spin);
+            defmt::println!(
+                "cost restart ticks={=u32} calibration instructions={=u32} ticks={=u32}",
+                ticks,
+                2 * spin,
+                calibration
+            );
+        }
+    }
+    // A smallest run: one shared write.
+    VALUE.write(1);
+    #[cfg(target_os = "none")]
+    {
+        clock::start();
+        carried::leave(clock::now());
+    }
+}
+
+firmware!(main_task);
