@@ -5,6 +5,7 @@ mod decode_throughput;
 mod footprint;
 mod host_vs_shuttle;
 mod kernel_costs;
+mod long_runs;
 mod restart_cost;
 
 use crate::cli::args::{FirmwareArgs, resolve_firmware};
@@ -35,6 +36,9 @@ pub(crate) struct BenchArgs {
     /// project, ../shared/bench/shuttle-baseline, built when missing).
     #[arg(long)]
     pub(crate) shuttle: Option<std::path::PathBuf>,
+    /// Increments per task of the long run `--only predict` times (twice as many next).
+    #[arg(long, default_value_t = 30_000)]
+    pub(crate) predict_increments: u32,
     /// Runs per program for the host port against shuttle.
     #[arg(long, default_value_t = 20000)]
     pub(crate) host_runs: u32,
@@ -47,6 +51,8 @@ pub(crate) enum Part {
     Qemu,
     /// Decode throughput.
     Decode,
+    /// One long full-trace run and its prediction: QEMU, decoding and analysis times.
+    Predict,
     /// The kernel's instructions per scheduling point and per switch, its flash and RAM.
     Kernel,
     /// The host port against shuttle on the same five programs.
@@ -62,7 +68,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
             args.firmware.target_dir.as_deref(),
         )?;
     }
-    if !(wants(Part::Qemu) || wants(Part::Decode) || wants(Part::Kernel)) {
+    if !(wants(Part::Qemu) || wants(Part::Decode) || wants(Part::Kernel) || wants(Part::Predict)) {
         return Ok(0);
     }
     let path = match (&args.firmware.elf, &args.firmware.package) {
@@ -79,9 +85,13 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
     if wants(Part::Qemu) {
         qemu_runs(&fw, &qemu, &args)?;
         strategy_runs(&fw, &qemu, &args)?;
+        long_runs::batch_runs(&fw, &args)?;
     }
     if wants(Part::Decode) {
         decode_throughput::decode_throughput(&fw, &qemu, bench_args(&args)?)?;
+    }
+    if wants(Part::Predict) {
+        long_runs::predict_cost(&fw, args.predict_increments)?;
     }
     if wants(Part::Kernel) {
         kernel_costs::kernel_costs(&args)?;
