@@ -9,7 +9,6 @@ use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
 use crate::transport::process::{self, Kill, Limits, Progress};
 use jostle_kernel::Config;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -91,7 +90,10 @@ pub fn run_limited(exe: &Path, config: &Config, limits: &Limits) -> Result<HostR
     };
     let progress = Progress::new();
     let (stdout, waited) = std::thread::scope(|scope| {
-        let reader = scope.spawn(|| read_runs(out, limits.output, &progress));
+        let reader = scope.spawn(|| {
+            let mut lines = StartLines::default();
+            process::read_runs(out, limits.output, &progress, |buf| lines.scan(buf))
+        });
         let waited = process::watch(&mut child, &limits, &progress, "the host-port run");
         (reader.join().unwrap_or_default(), waited)
     });
@@ -107,40 +109,25 @@ pub fn run_limited(exe: &Path, config: &Config, limits: &Limits) -> Result<HostR
     })
 }
 
-/// Reads a host-port process's lines to their end, telling `progress` of each chunk and of
-/// each run start (a `J start` line), until the current run has written more than `cap`
-/// bytes.
-fn read_runs(mut out: impl Read, cap: u64, progress: &Progress) -> Vec<u8> {
-    let mut buf = Vec::new();
-    let mut chunk = vec![0u8; 64 << 10];
-    // The first line not looked at yet, and where the current run's lines begin.
-    let (mut line, mut run_from) = (0, 0);
-    loop {
-        let n = match out.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        buf.extend_from_slice(&chunk[..n]);
-        progress.output();
-        while let Some(end) = buf[line..].iter().position(|b| *b == b'\n') {
-            if buf[line..].starts_with(b"J start ") {
-                if (line - run_from) as u64 > cap {
-                    break;
-                }
-                run_from = line;
-                progress.run_started();
+/// The offsets of the `J start` lines (run starts) among the complete lines of a host-port
+/// process's output that were not looked at before.
+#[derive(Default)]
+struct StartLines {
+    /// The first line not looked at yet.
+    next: usize,
+}
+
+impl StartLines {
+    fn scan(&mut self, buf: &[u8]) -> Vec<usize> {
+        let mut starts = Vec::new();
+        while let Some(end) = buf[self.next..].iter().position(|b| *b == b'\n') {
+            if buf[self.next..].starts_with(b"J start ") {
+                starts.push(self.next);
             }
-            line += end + 1;
+            self.next += end + 1;
         }
-        if (buf.len() - run_from) as u64 > cap {
-            // The run that wrote too much is the process's last: what came after is cut.
-            let cap = usize::try_from(cap).unwrap_or(usize::MAX);
-            buf.truncate(run_from.saturating_add(cap).saturating_add(1));
-            progress.over();
-            break;
-        }
+        starts
     }
-    buf
 }
 
 impl RunOutcome {
@@ -163,22 +150,12 @@ impl RunOutcome {
         )
     }
 
-    /// Parses a host-port run.
+    /// Parses a host-port run (a process of one run).
     pub fn from_host(config: Config, raw: HostRun) -> RunOutcome {
-        let items: Vec<Item> = raw.stdout.lines().map(parse_line).collect();
-        let frames = items.len();
-        Self::from_items(
-            Port::Host,
-            config,
-            items,
-            None,
-            Ending {
-                exit_code: raw.exit_code,
-                timed_out: raw.timed_out,
-                error: raw.over_limit.map(over_limit),
-                frames,
-            },
-        )
+        let mut runs = Self::batch_from_host(config, raw);
+        // `split_boot` gives at least one outcome: everything before a second run start.
+        runs.truncate(1);
+        runs.pop().expect("one run")
     }
 }
 

@@ -180,9 +180,23 @@ fn kill(child: &mut Child) {
 
 /// Reads `out` to its end or until it has given more than `cap` bytes (then tells
 /// `progress`, which has the process killed), telling `progress` of each chunk.
-pub fn read_capped(mut out: impl std::io::Read, cap: u64, progress: &Progress) -> Vec<u8> {
+pub fn read_capped(out: impl std::io::Read, cap: u64, progress: &Progress) -> Vec<u8> {
+    read_runs(out, cap, progress, |_| Vec::new())
+}
+
+/// Reads a process's output to its end, telling `progress` of each chunk and of each run
+/// start, until the current run has written more than `cap` bytes (then tells `progress`,
+/// which has the process killed, and cuts what came after). `starts` gives the offsets of
+/// the runs that started in the output so far, each once, in order.
+pub fn read_runs(
+    mut out: impl std::io::Read,
+    cap: u64,
+    progress: &Progress,
+    mut starts: impl FnMut(&[u8]) -> Vec<usize>,
+) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; 64 << 10];
+    let mut run_from = 0;
     loop {
         let n = match out.read(&mut chunk) {
             Ok(0) | Err(_) => break,
@@ -190,7 +204,20 @@ pub fn read_capped(mut out: impl std::io::Read, cap: u64, progress: &Progress) -
         };
         buf.extend_from_slice(&chunk[..n]);
         progress.output();
-        if buf.len() as u64 > cap {
+        // Every run that started in this chunk: the one before it ended there.
+        let mut over = false;
+        for at in starts(&buf) {
+            if (at - run_from) as u64 > cap {
+                over = true;
+                break;
+            }
+            run_from = at;
+            progress.run_started();
+        }
+        if over || (buf.len() - run_from) as u64 > cap {
+            // The run that wrote too much is the process's last: what came after is cut.
+            let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+            buf.truncate(run_from.saturating_add(cap).saturating_add(1));
             progress.over();
             break;
         }

@@ -265,7 +265,13 @@ impl Qemu {
         };
         let progress = Progress::new();
         let (stdout, stderr, waited) = std::thread::scope(|scope| {
-            let reader = scope.spawn(|| read_runs(out, starts, limits.output, &progress));
+            let (progress, limits) = (&progress, &limits);
+            let reader = scope.spawn(move || {
+                let mut starts = starts;
+                process::read_runs(out, limits.output, progress, |buf| {
+                    starts.as_mut().map(|s| s.scan(buf)).unwrap_or_default()
+                })
+            });
             let err_reader = scope.spawn(move || {
                 let mut buf = Vec::new();
                 let _ = (&mut err).take(1 << 20).read_to_end(&mut buf);
@@ -273,7 +279,7 @@ impl Qemu {
                 let _ = std::io::copy(&mut err, &mut std::io::sink());
                 String::from_utf8_lossy(&buf).into_owned()
             });
-            let waited = process::watch(&mut child, &limits, &progress, "QEMU");
+            let waited = process::watch(&mut child, limits, progress, "QEMU");
             (
                 reader.join().unwrap_or_default(),
                 err_reader.join().unwrap_or_default(),
@@ -293,45 +299,6 @@ impl Qemu {
             wall: started.elapsed(),
         })
     }
-}
-
-/// Reads QEMU's output to its end, telling `progress` of each chunk and of each run start,
-/// until the current run (since its `RunStart` frame) has written more than `cap` bytes.
-fn read_runs(
-    mut out: impl Read,
-    mut starts: Option<RunStarts<'_>>,
-    cap: u64,
-    progress: &Progress,
-) -> Vec<u8> {
-    let mut buf = Vec::new();
-    let mut chunk = vec![0u8; 64 << 10];
-    let mut run_from = 0;
-    loop {
-        let n = match out.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        buf.extend_from_slice(&chunk[..n]);
-        progress.output();
-        // Every run that started in this chunk: the one before it ended there.
-        let mut over = false;
-        for at in starts.as_mut().map(|s| s.scan(&buf)).unwrap_or_default() {
-            if (at - run_from) as u64 > cap {
-                over = true;
-                break;
-            }
-            run_from = at;
-            progress.run_started();
-        }
-        if over || (buf.len() - run_from) as u64 > cap {
-            // The run that wrote too much is the boot's last: what came after is dropped.
-            let cap = usize::try_from(cap).unwrap_or(usize::MAX);
-            buf.truncate(run_from.saturating_add(cap).saturating_add(1));
-            progress.over();
-            break;
-        }
-    }
-    buf
 }
 
 impl RunOutcome {

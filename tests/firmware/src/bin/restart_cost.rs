@@ -46,34 +46,7 @@ mod carried {
 }
 
 #[cfg(target_os = "none")]
-mod clock {
-    use cortex_m::peripheral::{SYST, syst::SystClkSource};
-
-    pub fn start() {
-        // SAFETY: nothing else uses SysTick in this firmware.
-        let mut syst = unsafe { cortex_m::Peripherals::steal() }.SYST;
-        syst.set_clock_source(SystClkSource::Core);
-        syst.set_reload(0x00FF_FFFF);
-        syst.clear_current();
-        syst.enable_counter();
-    }
-
-    /// The 24-bit down-counter.
-    pub fn now() -> u32 {
-        SYST::get_current()
-    }
-
-    /// Ticks of `n` iterations of a two-instruction loop.
-    pub fn calibrate(n: u32) -> u32 {
-        start();
-        let t0 = now();
-        // SAFETY: pure register arithmetic.
-        unsafe {
-            core::arch::asm!("1:", "subs {0}, #1", "bne 1b", inout(reg) n => _);
-        }
-        t0.wrapping_sub(now()) & 0x00FF_FFFF
-    }
-}
+use jostle_test_firmware::clock;
 
 fn main_task() {
     #[cfg(target_os = "none")]
@@ -82,7 +55,7 @@ fn main_task() {
         if let Some(ended_at) = carried::take() {
             let ticks = ended_at.wrapping_sub(now) & 0x00FF_FFFF;
             let spin = 100_000u32;
-            let calibration = clock::calibrate(spin);
+            let calibration = clock::measure(|| clock::spin(spin));
             defmt::println!(
                 "cost restart ticks={=u32} calibration instructions={=u32} ticks={=u32}",
                 ticks,

@@ -13,40 +13,7 @@ static VALUE: Shared<u32> = Shared::new(0);
 const N: u32 = 2000;
 
 #[cfg(target_os = "none")]
-mod clock {
-    use cortex_m::peripheral::{SYST, syst::SystClkSource};
-
-    pub fn start() {
-        // SAFETY: nothing else uses SysTick in this firmware.
-        let mut syst = unsafe { cortex_m::Peripherals::steal() }.SYST;
-        syst.set_clock_source(SystClkSource::Core);
-        syst.set_reload(0x00FF_FFFF);
-        syst.clear_current();
-        syst.enable_counter();
-    }
-
-    /// The 24-bit down-counter.
-    pub fn now() -> u32 {
-        SYST::get_current()
-    }
-
-    /// Runs `n` iterations of a two-instruction loop.
-    pub fn spin(n: u32) {
-        // SAFETY: pure register arithmetic.
-        unsafe {
-            core::arch::asm!("1:", "subs {0}, #1", "bne 1b", inout(reg) n => _);
-        }
-    }
-}
-
-#[cfg(target_os = "none")]
-fn measure(f: impl FnOnce()) -> u32 {
-    clock::start();
-    let t0 = clock::now();
-    f();
-    // Down-counter, modulo 2^24 (the first reload happens on the first tick).
-    t0.wrapping_sub(clock::now()) & 0x00FF_FFFF
-}
+use jostle_test_firmware::clock::{self, measure};
 
 static LAST: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
 
