@@ -109,3 +109,46 @@ fn the_host_transport_splits_a_process_into_runs_with_their_own_seeds() {
     assert!(outcomes.iter().any(|o| o.panic.is_some()));
     assert!(outcomes.iter().any(|o| o.panic.is_none()));
 }
+
+#[test]
+fn a_task_that_overflows_its_host_stack_ends_its_run_with_the_stack_overflow_verdict() {
+    // Deep enough for the host's 1 MiB task stacks.
+    let exe = host_test_exe("stack_overflow");
+    let runner = Runner::with_limits(exe, true, Limits::quiet(Duration::from_secs(20))).unwrap();
+    // Two seeds: the first run's overflow ends its process; the second runs in a new one.
+    let outcomes = runner.run_batch(&config(0, 1, &[1_000_000]), 2).unwrap();
+    assert_eq!(outcomes.len(), 2);
+    for o in &outcomes {
+        assert!(o.error.is_none(), "seed {}: {:?}", o.config.seed, o.error);
+        assert_eq!(
+            o.outcome,
+            Some(jostle_host_tools::trace::run::Outcome::Verdict(
+                jostle_kernel::Verdict::StackOverflow
+            )),
+            "seed {}",
+            o.config.seed
+        );
+        assert_eq!(o.exit_code, Some(14));
+        assert!(
+            o.steps > 1000,
+            "the steps before the overflow are kept: {}",
+            o.steps
+        );
+        assert!(o.events.iter().any(|e| matches!(
+            e,
+            jostle_kernel::Event::StackOverflow {
+                t: 1,
+                size: 1_048_576,
+                ..
+            }
+        )));
+    }
+    // A shallow recursion passes.
+    let shallow = runner.run(config(0, 1, &[100]), None).unwrap();
+    assert_eq!(
+        shallow.outcome,
+        Some(jostle_host_tools::trace::run::Outcome::Verdict(
+            jostle_kernel::Verdict::Pass
+        ))
+    );
+}

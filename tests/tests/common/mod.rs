@@ -69,6 +69,14 @@ pub fn host_exe(bin: &str) -> PathBuf {
     target_dir().join("debug").join(bin)
 }
 
+/// The host-port build of a test firmware binary (built once per test process).
+#[allow(dead_code)]
+pub fn host_test_exe(bin: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| cargo(&["build", "-p", "jostle-test-firmware"]));
+    target_dir().join("debug").join(bin)
+}
+
 /// The `jostle` binary.
 pub fn jostle() -> PathBuf {
     built();

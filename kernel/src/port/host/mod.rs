@@ -21,6 +21,7 @@
 #[cfg(feature = "critical-section-impl")]
 mod cs;
 mod names;
+mod overflow;
 mod tasks;
 
 use crate::config::{Config, MAX_ARGS};
@@ -190,6 +191,7 @@ pub fn run_with_interrupts(main: fn(), irqs: &'static [&'static Interrupt]) -> !
         }
     };
     std::panic::set_hook(Box::new(panic_hook));
+    overflow::install();
     let mut names = names::Names::default();
     let mut out = String::new();
     let mut last = Verdict::Pass;
@@ -253,6 +255,59 @@ fn one_run(
     let out = std::mem::take(&mut core.sink().out);
     write_out(&out);
     (verdict, (st.names, out))
+}
+
+/// Task `t` overflowed its stack (`depth` bytes below its top, of `size`): called by the
+/// fault handler, on the signal stack. Writes the run's lines, the overflow and the
+/// verdict, and ends the process (the faulting code cannot go on).
+fn overflowed(t: TaskId, depth: usize, size: usize) -> ! {
+    let overflow = Event::StackOverflow {
+        t,
+        depth: depth as u32,
+        size: size as u32,
+    };
+    // The overflow may have happened inside the kernel (a task's scheduling runs on its
+    // stack), with the state borrowed. The borrower never resumes: the process ends below.
+    // The fault comes from a frame's first touch of the guard page, at a function's entry,
+    // so the state is between two of its updates, not in the middle of one.
+    // SAFETY: one thread; the interrupted borrower is abandoned for good.
+    let text = STATE.with(|s| {
+        unsafe { &mut *s.as_ptr() }.as_mut().map(|st| {
+            // An event being written when the fault came is cut off.
+            let out = &mut st.core.sink().out;
+            out.truncate(out.rfind('\n').map_or(0, |i| i + 1));
+            st.core.sink().emit(&overflow);
+            st.core.abort(Verdict::StackOverflow);
+            std::mem::take(&mut st.core.sink().out)
+        })
+    });
+    let text = text.unwrap_or_else(|| {
+        let mut text = String::new();
+        for event in [
+            overflow,
+            Event::RunEnd {
+                verdict: Verdict::StackOverflow as u8,
+                steps: 0,
+            },
+        ] {
+            let _ = event.render(&mut text);
+            text.push('\n');
+        }
+        text
+    });
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        // SAFETY: writing a live buffer to stdout; `_exit` below needs nothing of this
+        // process's state (a handler must not run `exit`'s destructors).
+        let n = unsafe { libc::write(1, bytes[at..].as_ptr().cast(), bytes.len() - at) };
+        if n <= 0 {
+            break;
+        }
+        at += n as usize;
+    }
+    // SAFETY: ends the process at once.
+    unsafe { libc::_exit(i32::from(Verdict::StackOverflow.exit_code())) }
 }
 
 /// Writes `text` to stdout (a closed pipe ends the process: nobody reads the runs).

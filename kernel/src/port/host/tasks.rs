@@ -9,7 +9,7 @@
 //! is not released, a destructor does not run), and their stacks serve the next run.
 
 use crate::task::TaskId;
-use corosensei::stack::DefaultStack;
+use corosensei::stack::{DefaultStack, Stack as _};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -39,6 +39,7 @@ pub(super) fn create(id: TaskId, body: impl FnOnce() + 'static) {
             eprintln!("jostle: cannot map a task stack of {HOST_STACK} bytes: {e}");
             std::process::exit(2)
         });
+    super::overflow::watch(id, stack.base().get(), stack.limit().get());
     let task = Coroutine::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
         YIELDER.with(|y| y.set(yielder));
         body();
@@ -70,7 +71,7 @@ pub(super) fn resume(id: TaskId) {
         Ok(CoroutineResult::Yield(())) => {
             TASKS.with(|t| t.borrow_mut()[usize::from(id)] = Some(task));
         }
-        Ok(CoroutineResult::Return(())) | Err(_) => free(task),
+        Ok(CoroutineResult::Return(())) | Err(_) => free(id, task),
     }
 }
 
@@ -89,15 +90,21 @@ pub(super) fn suspend() {
 
 /// Abandons every task of the run (see the module's documentation).
 pub(super) fn abandon_all() {
-    let tasks: Vec<Task> = TASKS.with(|t| t.borrow_mut().drain(..).flatten().collect());
-    for mut task in tasks {
+    let tasks: Vec<(usize, Task)> = TASKS.with(|t| {
+        t.borrow_mut()
+            .drain(..)
+            .enumerate()
+            .filter_map(|(id, task)| Some((id, task?)))
+            .collect()
+    });
+    for (id, mut task) in tasks {
         if !task.done() {
             // SAFETY: as a reset on the device: the frames on this stack are forgotten,
             // never returned to. What they own is leaked (firmware owns no heap), and
             // nothing outside the stack points into it once the run is over.
             unsafe { task.force_reset() };
         }
-        free(task);
+        free(id as TaskId, task);
     }
     YIELDER.with(|y| y.set(std::ptr::null()));
 }
@@ -112,7 +119,8 @@ pub(super) fn forget_all() {
     });
 }
 
-fn free(task: Task) {
+fn free(id: TaskId, task: Task) {
+    super::overflow::unwatch(id);
     let stack = task.into_stack();
     STACKS.with(|s| s.borrow_mut().push(stack));
 }
