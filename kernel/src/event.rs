@@ -1,9 +1,10 @@
 //! The event model: one enum of event kinds, each with a fixed `defmt` format string.
 //!
 //! The firmware emits each event as one `defmt` frame whose format string is the one given
-//! here; the host gets the rendered text back from `defmt-decoder` (which exposes no typed
-//! argument values) and maps it to the typed event with [`Event::parse`], by format string.
-//! The host port prints the same rendered text, one event a line, so one parser serves both.
+//! here; the host reads an event's arguments straight from its frame's bytes (the format
+//! index says the kind, [`EventKind::from_values`] builds it) and falls back to
+//! `defmt-decoder`'s rendered text and [`Event::parse`] for a frame it cannot read so.
+//! The host port prints the rendered text, one event a line, which [`Event::parse`] reads.
 //!
 //! Field vocabulary (the papers'): `t` task, `s` site (the address of a `#[track_caller]`
 //! `Location` on the device, an interned id on the host port; resolved by the host to
@@ -197,6 +198,20 @@ macro_rules! events {
                     $(EventKind::$name => {
                         let ev = Event::$name { $($field: args.next()?.parse::<$ty>().ok()?),* };
                         if args.next().is_some() { return None; }
+                        Some(ev)
+                    })*
+                }
+            }
+
+            /// Builds an event of this kind from its argument values in format order (the
+            /// reverse of `Event::values`): the host reads them straight from a defmt frame's
+            /// bytes. `None` when their number is not the kind's or one does not fit its field.
+            pub fn from_values(self, values: &[u64]) -> Option<Event> {
+                let mut values = values.iter().copied();
+                match self {
+                    $(EventKind::$name => {
+                        let ev = Event::$name { $($field: <$ty>::try_from(values.next()?).ok()?),* };
+                        if values.next().is_some() { return None; }
                         Some(ev)
                     })*
                 }
@@ -547,6 +562,23 @@ mod tests {
             seen += 1;
         }
         assert_eq!(seen, EventKind::ALL.len());
+    }
+
+    #[test]
+    fn every_kind_builds_back_from_its_values() {
+        for ev in Event::samples() {
+            let mut values = heapless::Vec::<u64, 8>::new();
+            ev.values(&mut values);
+            assert_eq!(ev.kind().from_values(&values), Some(ev));
+            assert_eq!(ev.kind().from_values(&values[1..]), None);
+        }
+        let read = EventKind::Read;
+        assert_eq!(read.from_values(&[1, 2, 3, 4]), None);
+        assert_eq!(read.from_values(&[256, 2, 3]), None);
+        assert_eq!(
+            read.from_values(&[1, 2, 3]),
+            Some(Event::Read { t: 1, s: 2, a: 3 })
+        );
     }
 
     #[test]
