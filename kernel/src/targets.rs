@@ -325,7 +325,8 @@ impl Targets {
     /// certain; `true` means "look with [`Targets::has`]".
     #[inline(always)]
     pub fn may_aim_at(&self, site: u32) -> bool {
-        self.access_filter & filter_bit(site) != 0
+        // No access aimed at (untargeted runs): no need to hash the site.
+        self.access_filter != 0 && self.access_filter & filter_bit(site) != 0
     }
 
     /// The interrupt source whose handler holds side `side` of the targeted race, or the
