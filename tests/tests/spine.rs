@@ -101,14 +101,7 @@ fn every_event_kind_round_trips_through_defmt() {
     let raw = qemu().run(&fw, &config(0, &[])).unwrap();
     let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
     assert!(decoded.error.is_none(), "{:?}", decoded.error);
-    let events: Vec<Event> = decoded
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Event(e) => Some(*e),
-            _ => None,
-        })
-        .collect();
+    let events = decoded.events();
     let samples: Vec<Event> = Event::samples().collect();
     // The samples sit between the run's own start and end events.
     let at = events

@@ -196,6 +196,19 @@ pub struct Decoded {
     pub frames: usize,
 }
 
+impl Decoded {
+    /// The kernel events among the items, in order.
+    pub fn events(&self) -> Vec<Event> {
+        self.items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Event(e) => Some(*e),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 impl<'t> FrameDecoder<'t> {
     /// A decoder for streams of the firmware whose table is `table`.
     pub fn new(table: &'t Table) -> Self {
@@ -758,14 +771,7 @@ mod tests {
         let mut fast = FrameDecoder::new(&table);
         let decoded = fast.decode_all(&stream);
         assert!(decoded.error.is_none(), "{:?}", decoded.error);
-        let events: Vec<Event> = decoded
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Event(e) => Some(*e),
-                _ => None,
-            })
-            .collect();
+        let events = decoded.events();
         let samples: Vec<Event> = Event::samples().collect();
         assert_eq!(events[..samples.len()], samples);
         assert_eq!(events[samples.len()..2 * samples.len()], samples);

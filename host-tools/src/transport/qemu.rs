@@ -5,7 +5,7 @@
 
 use super::Transport;
 use crate::error::JostleError;
-use crate::trace::decode::{FrameDecoder, RunStarts};
+use crate::trace::decode::{FrameDecoder, Item, RunStarts};
 use crate::trace::elf::Firmware;
 use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
@@ -304,20 +304,8 @@ impl Qemu {
 impl RunOutcome {
     /// Decodes a QEMU boot of `fw`.
     pub fn from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> RunOutcome {
-        let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
-        let error = boot_error(decoded.error, decoded.frames, &raw);
-        Self::from_items(
-            Port::Qemu,
-            config,
-            decoded.items,
-            Some(fw),
-            Ending {
-                exit_code: raw.exit_code,
-                timed_out: raw.timed_out,
-                error,
-                frames: decoded.frames,
-            },
-        )
+        let (items, ending) = decode_boot(fw, &raw);
+        Self::from_items(Port::Qemu, config, items, Some(fw), ending)
     }
 
     /// Decodes a QEMU boot that ran several seeds (`config.runs`): one outcome per run, in
@@ -325,21 +313,22 @@ impl RunOutcome {
     /// (seed `config.seed + k`, one run), so it replays by itself. Runs the boot did not
     /// reach (a run that never ended was killed) are absent: the caller runs them again.
     pub fn batch_from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> Vec<RunOutcome> {
-        let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
-        let error = boot_error(decoded.error, decoded.frames, &raw);
-        Self::split_boot(
-            Port::Qemu,
-            config,
-            decoded.items,
-            Some(fw),
-            Ending {
-                exit_code: raw.exit_code,
-                timed_out: raw.timed_out,
-                error,
-                frames: decoded.frames,
-            },
-        )
+        let (items, ending) = decode_boot(fw, &raw);
+        Self::split_boot(Port::Qemu, config, items, Some(fw), ending)
     }
+}
+
+/// A boot's items and how it ended.
+fn decode_boot(fw: &Firmware, raw: &RawRun) -> (Vec<Item>, Ending) {
+    let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
+    let error = boot_error(decoded.error, decoded.frames, raw);
+    let ending = Ending {
+        exit_code: raw.exit_code,
+        timed_out: raw.timed_out,
+        error,
+        frames: decoded.frames,
+    };
+    (decoded.items, ending)
 }
 
 /// What went wrong with a boot, besides its verdicts: the last run wrote more than it may
