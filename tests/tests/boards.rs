@@ -82,26 +82,6 @@ fn the_flash_page_is_read_when_the_ram_block_is_absent() {
     assert!(first.contains("\"seed\":77"), "{first}");
 }
 
-/// The QEMU build of `bin` whose defmt goes through `defmt-rtt`, the RTT up buffer copied
-/// to stdout at the end: a recorded RTT stream from the real `defmt-rtt` crate.
-fn rtt_elf(bin: &str) -> std::path::PathBuf {
-    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
-    let dir = target_dir().join("rtt");
-    BUILT.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = std::process::Command::new(cargo)
-            .current_dir(workspace())
-            .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
-            .args(["-p", "jostle-examples", "--features", "mps2-an385-rtt"])
-            .arg("--target-dir")
-            .arg(&dir)
-            .status()
-            .expect("cargo runs");
-        assert!(status.success());
-    });
-    dir.join("thumbv7m-none-eabi").join("release").join(bin)
-}
-
 #[test]
 fn a_recorded_rtt_stream_decodes_to_the_same_run_as_semihosting() {
     use jostle_host_tools::trace::elf::Firmware;

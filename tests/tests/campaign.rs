@@ -10,14 +10,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn jostle_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(jostle())
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("jostle runs")
-}
-
 fn report(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
     serde_json::from_str(&text).expect("report.json is JSON")

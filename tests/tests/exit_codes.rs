@@ -109,25 +109,6 @@ fn patched_elf(dir: &Path, bin: &str, from: &[u8], to: &[u8]) -> PathBuf {
     write(dir, &format!("{bin}-patched-{found}"), &bytes)
 }
 
-/// The QEMU build of `af_fig1` whose defmt goes over RTT (as `tests/boards.rs` builds it):
-/// an image the probe backend accepts.
-fn rtt_elf() -> PathBuf {
-    let dir = target_dir().join("rtt");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(workspace())
-        .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
-        .args(["-p", "jostle-examples", "--features", "mps2-an385-rtt"])
-        .arg("--target-dir")
-        .arg(&dir)
-        .status()
-        .expect("cargo runs");
-    assert!(status.success());
-    dir.join("thumbv7m-none-eabi")
-        .join("release")
-        .join("af_fig1")
-}
-
 /// The codes of the README's exit-code table.
 fn readme_codes() -> Vec<i32> {
     let text = std::fs::read_to_string(workspace().join("README.md")).unwrap();
@@ -244,7 +225,7 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
     let held = d.join("held");
     let _lock = jostle_host_tools::output::lock::lock(&held).unwrap();
 
-    let rtt = rtt_elf();
+    let rtt = rtt_elf("af_fig1");
     let not_elf = write(d, "not-an-elf", b"this is not an ELF");
     let bad_defmt = patched_elf(d, "rf_fig2", b"_defmt_version_ = 4", b"_defmt_version_ = 9");
     let no_config = patched_elf(d, "rf_fig2", b"JOSTLE_CONFIG\0", b"XOSTLE_CONFIG\0");

@@ -9,14 +9,6 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn jostle_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(jostle())
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("jostle runs")
-}
-
 fn one_line(out: &Output) -> String {
     let text = String::from_utf8_lossy(&out.stderr).trim().to_owned();
     assert_eq!(text.lines().count(), 1, "one line expected: {text}");

@@ -295,44 +295,30 @@ impl RunOutcome {
             }
             segments.last_mut().expect("one segment").push(item);
         }
-        let n = segments.len();
-        let Ending {
-            exit_code,
-            timed_out,
-            mut error,
-            frames,
-        } = ending;
-        let mut outcomes = Vec::with_capacity(n);
+        let run_config = |k: usize| Config {
+            seed: config.seed.wrapping_add(k as u64),
+            runs: 1,
+            ..config.clone()
+        };
+        // Every run but the last ended with a reset: its exit code is its verdict's.
+        let last = segments.pop().expect("one segment");
+        let mut outcomes = Vec::with_capacity(segments.len() + 1);
         for (k, items) in segments.into_iter().enumerate() {
-            let last = k + 1 == n;
-            let exit_code = if last {
-                exit_code
-            } else {
-                items.iter().find_map(|i| match i {
+            let reset = Ending {
+                exit_code: items.iter().find_map(|i| match i {
                     Item::Event(Event::RunEnd { verdict, .. }) => {
                         Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
                     }
                     _ => None,
-                })
+                }),
+                timed_out: false,
+                error: None,
+                frames: ending.frames,
             };
-            let run_config = Config {
-                seed: config.seed.wrapping_add(k as u64),
-                runs: 1,
-                ..config.clone()
-            };
-            outcomes.push(Self::from_items(
-                port,
-                run_config,
-                items,
-                elf,
-                Ending {
-                    exit_code,
-                    timed_out: last && timed_out,
-                    error: if last { error.take() } else { None },
-                    frames,
-                },
-            ));
+            outcomes.push(Self::from_items(port, run_config(k), items, elf, reset));
         }
+        let k = outcomes.len();
+        outcomes.push(Self::from_items(port, run_config(k), last, elf, ending));
         outcomes
     }
 }

@@ -77,6 +77,38 @@ pub fn host_test_exe(bin: &str) -> PathBuf {
     target_dir().join("debug").join(bin)
 }
 
+/// The QEMU build of example `bin` whose defmt goes through `defmt-rtt`, the RTT up buffer
+/// copied to stdout at the end (a recorded RTT stream from the real `defmt-rtt` crate; an
+/// image the probe backend accepts). Built once per test process.
+#[allow(dead_code)]
+pub fn rtt_elf(bin: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    let dir = target_dir().join("rtt");
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .current_dir(workspace())
+            .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
+            .args(["-p", "jostle-examples", "--features", "mps2-an385-rtt"])
+            .arg("--target-dir")
+            .arg(&dir)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success());
+    });
+    dir.join("thumbv7m-none-eabi").join("release").join(bin)
+}
+
+/// `jostle args` run in `dir`.
+#[allow(dead_code)]
+pub fn jostle_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(jostle())
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("jostle runs")
+}
+
 /// The `jostle` binary.
 pub fn jostle() -> PathBuf {
     built();

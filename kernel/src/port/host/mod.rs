@@ -125,25 +125,29 @@ fn fire(i: u8, by: TaskId) {
     with(|st| st.core.irq_exit(i));
 }
 
+/// Fires, in place on task `me`'s coroutine, every source the core's decision `next` names,
+/// until the decision names what runs next (or the run's end).
+fn after_firings(me: TaskId, mut next: Next) -> Next {
+    while let Next::Fire(i) = next {
+        fire(i, me);
+        next = with(|st| st.core.resume());
+    }
+    next
+}
+
 /// Acts on the core's decision for task `me`: returns when `me` may go on.
-fn go(me: TaskId, mut next: Next) {
-    loop {
-        match next {
-            Next::Fire(i) => {
-                fire(i, me);
-                next = with(|st| st.core.resume());
-            }
-            Next::Run(t) if t == me => return,
-            Next::Run(t) => {
-                with(|st| st.current = t);
-                tasks::suspend();
-                return;
-            }
-            Next::End(v) => {
-                with(|st| end(st, v));
-                stop()
-            }
+fn go(me: TaskId, next: Next) {
+    match after_firings(me, next) {
+        Next::Run(t) if t == me => {}
+        Next::Run(t) => {
+            with(|st| st.current = t);
+            tasks::suspend();
         }
+        Next::End(v) => {
+            with(|st| end(st, v));
+            stop()
+        }
+        Next::Fire(_) => unreachable!("firings are done"),
     }
 }
 
@@ -322,18 +326,14 @@ fn write_out(text: &str) {
     }
 }
 
+/// Task `me` has ended: the core names who runs next (the coroutine then returns).
 fn task_exit(me: TaskId) {
-    let mut next = with(|st| st.core.exit(me));
-    loop {
-        match next {
-            Next::Fire(i) => {
-                fire(i, me);
-                next = with(|st| st.core.resume());
-            }
-            Next::Run(t) => return with(|st| st.current = t),
-            Next::End(v) => return with(|st| end(st, v)),
-        }
-    }
+    let next = after_firings(me, with(|st| st.core.exit(me)));
+    with(|st| match next {
+        Next::Run(t) => st.current = t,
+        Next::End(v) => end(st, v),
+        Next::Fire(_) => unreachable!("firings are done"),
+    });
 }
 
 /// The running task stops before `op`; returns when it has been chosen and `op` executed.
