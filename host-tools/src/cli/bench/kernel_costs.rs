@@ -3,7 +3,6 @@
 use super::BenchArgs;
 use anyhow::Context;
 use jostle_host_tools::RunOutcome;
-use jostle_host_tools::transport::build::{QEMU_TARGET, cargo_build};
 use jostle_host_tools::transport::qemu::Qemu;
 use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel};
@@ -15,14 +14,7 @@ use jostle_kernel::{Config, TraceLevel};
 pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
     use jostle_kernel::config::Breakpoint;
     use jostle_kernel::targets::{aux, role};
-    let path = cargo_build(
-        "jostle-test-firmware",
-        "sched_cost",
-        Some(QEMU_TARGET),
-        args.firmware.target_dir.as_deref(),
-    )
-    .context("the kernel-cost benchmark needs the Jostle workspace (jostle-test-firmware)")?;
-    let fw = jostle_host_tools::transport::load_firmware(&path)?;
+    let fw = super::measuring_firmware(args, "sched_cost")?;
     let elsewhere = |r: u8, i: u8| Breakpoint {
         site: 1,
         aux: aux(r, i),
@@ -62,12 +54,7 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
         if let Some(e) = outcome.error {
             return Err(e.into());
         }
-        let field = |line: &str, name: &str| -> Option<f64> {
-            line.split_whitespace()
-                .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))?
-                .parse()
-                .ok()
-        };
+        let field = |line: &str, name: &str| super::fields(line, name).next();
         let find = |prefix: &str| {
             outcome
                 .logs

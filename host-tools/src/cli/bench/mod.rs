@@ -179,3 +179,25 @@ pub(crate) fn bench_args(
         ))
     })
 }
+
+/// Builds and loads test firmware `bin` (jostle-test-firmware) for QEMU: the measuring
+/// firmware the kernel rows run.
+pub(crate) fn measuring_firmware(args: &BenchArgs, bin: &str) -> anyhow::Result<Firmware> {
+    let path = cargo_build(
+        "jostle-test-firmware",
+        bin,
+        Some(QEMU_TARGET),
+        args.firmware.target_dir.as_deref(),
+    )
+    .with_context(|| {
+        format!("{bin}: the kernel rows need the Jostle workspace (jostle-test-firmware)")
+    })?;
+    Ok(jostle_host_tools::transport::load_firmware(&path)?)
+}
+
+/// The values of `name=` fields on a measuring firmware's log line, in order.
+pub(crate) fn fields<'l>(line: &'l str, name: &'l str) -> impl Iterator<Item = f64> + 'l {
+    line.split_whitespace()
+        .filter_map(move |w| w.strip_prefix(name)?.strip_prefix('='))
+        .filter_map(|v| v.parse().ok())
+}

@@ -196,29 +196,33 @@ pub fn run_with_interrupts(main: fn(), irqs: &'static [&'static Interrupt]) -> !
     };
     std::panic::set_hook(Box::new(panic_hook));
     overflow::install();
-    let mut names = names::Names::default();
-    let mut out = String::new();
+    let mut carried = Carried::default();
     let mut last = Verdict::Pass;
     for run in 0..config.runs.max(1) {
         let mut run_config = config.clone();
         run_config.seed = config.seed.wrapping_add(u64::from(run));
-        let (verdict, back) = one_run(&run_config, run, main, irqs, names, out);
-        last = verdict;
-        (names, out) = back;
+        (last, carried) = one_run(&run_config, run, main, irqs, carried);
     }
     exit(last.exit_code() as i32)
 }
 
+/// What one run of a process hands the next: the process's names and the output buffer.
+#[derive(Default)]
+struct Carried {
+    names: names::Names,
+    out: String,
+}
+
 /// Run `run` of this process's block, from a clean slate; its lines are written out when it
-/// ends. Returns its verdict, and the names and the buffer for the next run.
+/// ends. Returns its verdict, and what the next run takes over.
 fn one_run(
     config: &Config,
     run: u32,
     main: fn(),
     irqs: &'static [&'static Interrupt],
-    mut names: names::Names,
-    mut out: String,
-) -> (Verdict, (names::Names, String)) {
+    carried: Carried,
+) -> (Verdict, Carried) {
+    let Carried { mut names, mut out } = carried;
     let epoch = EPOCH.fetch_add(1, Ordering::Relaxed) + 1;
     names.start_run(epoch);
     out.clear();
@@ -258,7 +262,11 @@ fn one_run(
     let mut core = st.core;
     let out = std::mem::take(&mut core.sink().out);
     write_out(&out);
-    (verdict, (st.names, out))
+    let carried = Carried {
+        names: st.names,
+        out,
+    };
+    (verdict, carried)
 }
 
 /// Task `t` overflowed its stack (`depth` bytes below its top, of `size`): called by the
