@@ -66,9 +66,9 @@ pub struct Config {
     /// Strategy parameters.
     pub params: [u32; 4],
     /// Firmware arguments (the first `nargs` are set).
-    pub args: heapless::Vec<u32, MAX_ARGS>,
+    pub args: crate::fixed::Vec<u32, MAX_ARGS>,
     /// Breakpoints for active strategies.
-    pub breakpoints: heapless::Vec<Breakpoint, MAX_BREAKPOINTS>,
+    pub breakpoints: crate::fixed::Vec<Breakpoint, MAX_BREAKPOINTS>,
     /// Runs per boot (seeds `seed`, `seed + 1`, ...; 0 and 1 both mean one). Several runs
     /// per boot spare a QEMU start per run; the kernel resets the CPU between them.
     #[cfg_attr(feature = "serde", serde(default))]
@@ -87,8 +87,8 @@ impl Default for Config {
             step_limit: DEFAULT_STEP_LIMIT,
             livelock_bound: DEFAULT_LIVELOCK_BOUND,
             params: [0; 4],
-            args: heapless::Vec::new(),
-            breakpoints: heapless::Vec::new(),
+            args: crate::fixed::Vec::new(),
+            breakpoints: crate::fixed::Vec::new(),
             runs: 1,
             irq_horizon: 0,
         }
@@ -247,11 +247,11 @@ impl Config {
         for (i, p) in params.iter_mut().enumerate() {
             *p = u32_at(b, 32 + 4 * i);
         }
-        let mut args = heapless::Vec::new();
+        let mut args = crate::fixed::Vec::new();
         for i in 0..nargs {
             let _ = args.push(u32_at(b, 48 + 4 * i));
         }
-        let mut breakpoints = heapless::Vec::new();
+        let mut breakpoints = crate::fixed::Vec::new();
         for i in 0..nbps {
             let at = 80 + 8 * i;
             let _ = breakpoints.push(Breakpoint {

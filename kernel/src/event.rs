@@ -249,7 +249,7 @@ macro_rules! events {
             }
 
             /// The argument values in format-string order (for rendering).
-            fn values(&self, out: &mut heapless::Vec<u64, 8>) {
+            fn values(&self, out: &mut crate::fixed::Vec<u64, 8>) {
                 match *self {
                     $(Event::$name { $($field),* } => {
                         $( let _ = out.push($field as u64); )*
@@ -410,7 +410,7 @@ impl Event {
 
     /// Renders the event exactly as `defmt` renders its frame (the host port prints this).
     pub fn render(&self, out: &mut impl core::fmt::Write) -> core::fmt::Result {
-        let mut values = heapless::Vec::<u64, 8>::new();
+        let mut values = crate::fixed::Vec::<u64, 8>::new();
         self.values(&mut values);
         let mut values = values.into_iter();
         for piece in pieces(self.kind().format()) {
@@ -448,7 +448,8 @@ impl Event {
                 0x1234 + i,
             ];
             let fmt = kind.format();
-            let mut texts: heapless::Vec<heapless::String<24>, 8> = heapless::Vec::new();
+            let mut texts: crate::fixed::Vec<crate::fixed::String<24>, 8> =
+                crate::fixed::Vec::new();
             for (n, ty) in placeholder_types(fmt).enumerate() {
                 let v = vals[n % vals.len()];
                 let v = match ty {
@@ -456,7 +457,7 @@ impl Event {
                     "u32" => v & 0xFFFF_FFFF,
                     _ => v,
                 };
-                let mut s = heapless::String::new();
+                let mut s = crate::fixed::String::new();
                 let _ = core::fmt::write(&mut s, format_args!("{v}"));
                 let _ = texts.push(s);
             }
@@ -470,9 +471,9 @@ impl EventKind {
     /// Maps text rendered from this kind's format back to the typed event; `None` when the
     /// text does not fit the format.
     pub fn parse(self, rendered: &str) -> Option<Event> {
-        let mut args = heapless::Vec::<&str, 8>::new();
+        let mut args = crate::fixed::Vec::<&str, 8>::new();
         match_template(self.format(), rendered, &mut |arg| args.push(arg).is_ok())?;
-        self.build(args.into_iter())
+        self.build(args.iter().copied())
     }
 }
 
@@ -567,7 +568,7 @@ mod tests {
     #[test]
     fn every_kind_builds_back_from_its_values() {
         for ev in Event::samples() {
-            let mut values = heapless::Vec::<u64, 8>::new();
+            let mut values = crate::fixed::Vec::<u64, 8>::new();
             ev.values(&mut values);
             assert_eq!(ev.kind().from_values(&values), Some(ev));
             assert_eq!(ev.kind().from_values(&values[1..]), None);

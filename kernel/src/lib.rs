@@ -3,9 +3,10 @@
 #![warn(missing_docs)]
 
 // Layers, bottom up; a module imports only from the layers below it (checked by
-// `tests/layers.rs`): event, interrupt, rng, site, stack, task, op → targets → strategy → config → sched →
+// `tests/layers.rs`): fixed, event, interrupt, rng, site, stack, task, op → targets → strategy → config → sched →
 // api, port.
 pub mod event;
+pub mod fixed;
 pub mod interrupt;
 pub mod rng;
 pub mod site;

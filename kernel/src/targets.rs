@@ -277,7 +277,7 @@ impl Tracker {
 /// The breakpoints of a run, by role.
 #[derive(Clone, Debug, Default)]
 pub struct Targets {
-    breakpoints: heapless::Vec<Breakpoint, MAX_BREAKPOINTS>,
+    breakpoints: crate::fixed::Vec<Breakpoint, MAX_BREAKPOINTS>,
     /// Some breakpoint has the [`role::RACE`] role.
     pub race: bool,
     /// Some breakpoint has the [`role::BLOCK`] or [`role::REACQUIRE`] role.
@@ -304,7 +304,7 @@ impl Targets {
     pub fn new(breakpoints: &[Breakpoint]) -> Self {
         let has = |r: u8| breakpoints.iter().any(|b| role_of(b.aux) == r);
         Targets {
-            breakpoints: heapless::Vec::from_slice(breakpoints).unwrap_or_default(),
+            breakpoints: crate::fixed::Vec::from_slice(breakpoints).unwrap_or_default(),
             race: has(role::RACE),
             atomicity: has(role::BLOCK) || has(role::REACQUIRE),
             all_blocks: false,

@@ -8,6 +8,7 @@ use std::path::Path;
 
 /// The layers, bottom up (as in `docs/ARCHITECTURE.md` and `src/lib.rs`).
 const LAYERS: &[&[&str]] = &[
+    &["fixed"],
     &["event", "interrupt", "rng", "site", "stack", "task"],
     &["op"],
     &["targets"],

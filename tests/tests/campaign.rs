@@ -8,41 +8,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn report(dir: &Path) -> Value {
-    let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
-    serde_json::from_str(&text).expect("report.json is JSON")
-}
-
-/// `jostle replay ELF --report jostle-report --bug ID` in `dir`.
-fn replay_bug(dir: &Path, elf: &Path, id: &str) -> Output {
-    jostle_in(
-        dir,
-        &[
-            "replay",
-            elf.to_str().unwrap(),
-            "--report",
-            "jostle-report",
-            "--bug",
-            id,
-        ],
-    )
-}
-
-fn bugs(r: &Value) -> &Vec<Value> {
-    r["bugs"].as_array().expect("bugs")
-}
-
-/// The report's failures proper (not the suspected livelocks).
-fn failures(r: &Value) -> Vec<&Value> {
-    r["failures"]
-        .as_array()
-        .expect("failures")
-        .iter()
-        .filter(|f| f["class"] == "failure")
-        .collect()
-}
+use std::process::Command;
 
 /// The line of `example`'s source whose comment is `// marker` (the paper's statement
 /// numbers), as `file:line` without the column.

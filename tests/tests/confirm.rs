@@ -44,7 +44,7 @@ fn targeting(
     let mut c = config(seed, args);
     c.strategy = strategy;
     c.trace = TraceLevel::Sync;
-    c.breakpoints = heapless::Vec::from_slice(&bps).unwrap();
+    c.breakpoints = jostle_kernel::fixed::Vec::from_slice(&bps).unwrap();
     c
 }
 
@@ -133,7 +133,7 @@ fn racefuzzer_figure1_confirms_z_and_never_x() {
         let mut base = config(0, &[]);
         base.strategy = StrategyId::Race;
         base.trace = TraceLevel::Results;
-        base.breakpoints = heapless::Vec::from_slice(&bps).unwrap();
+        base.breakpoints = jostle_kernel::fixed::Vec::from_slice(&bps).unwrap();
         let runs: Vec<RunOutcome> = (0..30)
             .map(|s| run_qemu(&fw, with_seed(&base, s)))
             .collect();
@@ -216,7 +216,7 @@ fn deadlockfuzzer_closes_the_abba_cycle_and_the_host_port_agrees() {
     for seed in 0..6 {
         let q = run_qemu(&fw, with_seed(&base, seed));
         let mut hc = with_seed(&base, seed);
-        hc.breakpoints = heapless::Vec::from_slice(&host_bps).unwrap();
+        hc.breakpoints = jostle_kernel::fixed::Vec::from_slice(&host_bps).unwrap();
         let h = run_host("abba_deadlock", hc);
         assert_eq!(q.decisions(), h.decisions(), "seed {seed}");
         assert_eq!(q.confirmed(), h.confirmed());
@@ -234,7 +234,7 @@ fn host_port_takes_racefuzzers_decisions_too() {
     for seed in 0..8 {
         let q = run_qemu(&fw, with_seed(&base, seed));
         let mut hc = with_seed(&base, seed);
-        hc.breakpoints = heapless::Vec::from_slice(&host_bps).unwrap();
+        hc.breakpoints = jostle_kernel::fixed::Vec::from_slice(&host_bps).unwrap();
         let h = run_host("rf_fig2", hc);
         assert_eq!(q.decisions(), h.decisions(), "seed {seed}");
         assert!(q.confirmed() && h.confirmed());

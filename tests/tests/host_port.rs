@@ -5,27 +5,10 @@
 mod common;
 
 use common::*;
-use jostle_host_tools::transport::hostport;
+use jostle_host_tools::transport::hostport::{self, runs_of};
 use jostle_host_tools::transport::{Limits, Runner};
 use jostle_kernel::{Config, TraceLevel};
 use std::time::Duration;
-
-/// A process's lines, one string per run (split at `J start`), with the run's index in the
-/// process (`run=k`, the only field that may differ) taken out.
-fn runs_of(stdout: &str) -> Vec<String> {
-    let mut runs: Vec<String> = Vec::new();
-    for line in stdout.lines() {
-        if line.starts_with("J start ") {
-            let without_index = line.split(" run=").next().unwrap().to_string();
-            runs.push(format!("{without_index}\n"));
-        } else {
-            let run = runs.last_mut().expect("a line before the first run start");
-            run.push_str(line);
-            run.push('\n');
-        }
-    }
-    runs
-}
 
 fn config(seed: u64, runs: u32, args: &[u32]) -> Config {
     let mut c = Config {
@@ -150,5 +133,30 @@ fn a_task_that_overflows_its_host_stack_ends_its_run_with_the_stack_overflow_ver
         Some(jostle_host_tools::trace::run::Outcome::Verdict(
             jostle_kernel::Verdict::Pass
         ))
+    );
+}
+
+#[test]
+fn a_firmware_whose_statics_outlive_a_run_gets_one_process_per_run() {
+    use jostle_host_tools::transport::hostport::HostTransport;
+    let limits = Limits::quiet(Duration::from_secs(20));
+    // Jostle's own shared state is reset between runs of a process: they may share one.
+    let shares = HostTransport::new(host_exe("correct_counter"), limits);
+    assert!(shares.runs_share_a_process(&config(0, 1, &[3])).unwrap());
+    // A critical_section::Mutex<RefCell<_>> keeps its balance from run to run: a run after
+    // others is not the run a fresh process makes, and the probe says so.
+    let keeps = HostTransport::new(host_exe("cs_refcell"), limits);
+    assert!(!keeps.runs_share_a_process(&config(0, 1, &[])).unwrap());
+    // So its runs go one per process and each is the run a fresh process makes.
+    let runner = Runner::with_limits(host_exe("cs_refcell"), true, limits).unwrap();
+    let batch = runner.run_batch(&config(0, 1, &[]), 8).unwrap();
+    for (k, run) in batch.iter().enumerate() {
+        let alone = runner.run(config(k as u64, 1, &[]), None).unwrap();
+        assert_eq!(run.decisions(), alone.decisions(), "seed {k}");
+        assert_eq!(run.outcome, alone.outcome, "seed {k}");
+    }
+    assert!(
+        batch.iter().any(|r| r.panic.is_some()),
+        "some seed of the first 8 overdraws"
     );
 }

@@ -218,6 +218,122 @@ fn a_new_project_builds_alone_its_campaign_finds_the_bug_and_the_linker_scripts_
     );
 }
 
+/// A user's program on heapless's spsc queue (the template's project, heapless added).
+const HEAPLESS_PROGRAM: &str = r#"#![cfg_attr(target_os = "none", no_std)]
+#![cfg_attr(target_os = "none", no_main)]
+
+use core::ptr::addr_of_mut;
+use heapless::spsc::{Consumer, Queue};
+use jostle::*;
+
+static mut READINGS: Queue<u16, 4> = Queue::new();
+static mut RX: Option<Consumer<'static, u16, 4>> = None;
+static LOGGER_STACK: Stack<4096> = Stack::new();
+
+fn logger() {
+    let rx = unsafe { (*addr_of_mut!(RX)).as_mut().unwrap() };
+    let mut sum = 0u32;
+    for _ in 0..6 {
+        loop {
+            if let Some(r) = rx.dequeue() {
+                sum += u32::from(r);
+                break;
+            }
+            hint::spin_loop();
+        }
+    }
+    assert_eq!(sum, 10 + 20 + 30 + 40 + 50 + 60);
+}
+
+fn main_task() {
+    let mut tx = unsafe {
+        let (tx, rx) = (*addr_of_mut!(READINGS)).split();
+        *addr_of_mut!(RX) = Some(rx);
+        tx
+    };
+    let logger = spawn(&LOGGER_STACK, logger);
+    for sample in 1..=6u16 {
+        while tx.enqueue(sample * 10).is_err() {
+            hint::spin_loop();
+        }
+    }
+    logger.join();
+}
+
+firmware!(main_task);
+"#;
+
+#[test]
+fn a_new_project_tests_its_own_use_of_heapless_with_the_patch_line_alone() {
+    let tmp = outside();
+    let project = tmp.path().join("queue-fw");
+    let name = "queue_fw";
+    let out = jostle(
+        &["new", name, "--path", project.to_str().unwrap()],
+        tmp.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // What the README tells a user to add: the crate, and the patch line.
+    let manifest_path = project.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    let shim = workspace().join("shims/portable-atomic");
+    let manifest = manifest.replacen(
+        "\n[profile.release]",
+        &format!(
+            "\nheapless = {{ version = \"0.8\", features = [\"portable-atomic\"] }}\n\n\
+             [patch.crates-io]\nportable-atomic = {{ path = \"{}\" }}\n\n[profile.release]",
+            shim.display()
+        ),
+        1,
+    );
+    assert!(manifest.contains("[patch.crates-io]"), "{manifest}");
+    std::fs::write(&manifest_path, manifest).unwrap();
+    std::fs::write(project.join("src/main.rs"), HEAPLESS_PROGRAM).unwrap();
+
+    let build = cargo(&project, &["build", "--release"], &[]);
+    assert!(build.status.success(), "{}", text(&build));
+    let tree = cargo(
+        &project,
+        &[
+            "tree",
+            "-i",
+            "portable-atomic",
+            "--target",
+            "thumbv7m-none-eabi",
+        ],
+        &[],
+    );
+    let tree_text = String::from_utf8_lossy(&tree.stdout);
+    assert!(
+        tree_text.contains(&format!("({})", shim.display())) && tree_text.contains("heapless"),
+        "heapless builds on the shim: {}",
+        text(&tree)
+    );
+
+    // The queue's atomics are steps of the interleaving, and a campaign finds nothing.
+    let elf = project.join("target/thumbv7m-none-eabi/release").join(name);
+    let run = jostle(&["run", elf.to_str().unwrap(), "--seed", "3"], &project);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .any(|l| l.contains("atomic-store") && l.contains("heapless-0.8.0/src/spsc.rs")),
+        "{}",
+        text(&run)
+    );
+    let campaign = cargo(
+        &project,
+        &["run", "--release", "--", "--budget", "2000", "-j", "2"],
+        &[],
+    );
+    assert_eq!(campaign.status.code(), Some(0), "{}", text(&campaign));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(project.join("jostle-report/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["stopped"], "budget", "{report:#}");
+    assert!(report["runs"]["search"].as_u64().unwrap() > 0, "{report:#}");
+}
+
 #[test]
 fn bad_names_and_non_empty_directories_are_refused_with_exit_39() {
     let tmp = outside();

@@ -215,7 +215,7 @@ pub(crate) fn base_config(
     if step_limit == 0 {
         return Err(JostleError::Usage("--step-limit must be at least 1".into()));
     }
-    let args = heapless::Vec::from_slice(args).map_err(|()| {
+    let args = jostle_kernel::fixed::Vec::from_slice(args).map_err(|()| {
         JostleError::Usage(format!(
             "at most {} --arg values",
             jostle_kernel::config::MAX_ARGS

@@ -103,7 +103,7 @@ pub(crate) fn steer(
         // DrFinder's confirmation is the happens-before detector's, over the full trace.
         config.trace = TraceLevel::Full;
     }
-    config.breakpoints = heapless::Vec::from_slice(&breakpoints)
+    config.breakpoints = jostle_kernel::fixed::Vec::from_slice(&breakpoints)
         .map_err(|()| JostleError::Usage("too many breakpoints".into()))?;
     Ok(())
 }

@@ -138,7 +138,7 @@ pub fn measure_steps(transport: &dyn Transport, config: &Config) -> Result<u32, 
     let probe = Config {
         strategy: StrategyId::Random,
         params: [0; 4],
-        breakpoints: heapless::Vec::new(),
+        breakpoints: jostle_kernel::fixed::Vec::new(),
         trace: TraceLevel::Results,
         ..config.clone()
     };

@@ -34,9 +34,10 @@ pub fn render(report: &Report) -> String {
     );
     let _ = writeln!(
         h,
-        "<p>{} Phase I runs, {} Phase II runs; stopped: {}; {} predicted, {} real, {} harmful.</p>",
+        "<p>{} Phase I runs, {} Phase II runs, {} search runs; stopped: {}; {} predicted, {} real, {} harmful.</p>",
         report.runs.phase1,
         report.runs.phase2,
+        report.runs.search,
         xml(&report.stopped),
         report.bugs.len(),
         report.confirmed().count(),

@@ -61,6 +61,11 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
             )));
         }
         out.runs.phase2 += r.runs.phase2;
+        // Search runs are sliced by shard (each block of seeds has one shard): added.
+        out.runs.search += r.runs.search;
+        for (v, n) in &r.runs.search_verdicts {
+            *out.runs.search_verdicts.entry(v.clone()).or_default() += n;
+        }
         out.timing.wall_seconds = out.timing.wall_seconds.max(r.timing.wall_seconds);
         out.timing.jobs += r.timing.jobs;
         for f in &r.failures {
@@ -85,7 +90,7 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         // Counts of the shards given only: say so rather than pass for the whole campaign.
         out.stopped = "incomplete".into();
     }
-    let total = out.runs.phase1 + out.runs.phase2;
+    let total = out.runs.total();
     out.timing.runs_per_second = total as f64 / out.timing.wall_seconds.max(1e-9);
     out.bugs = bugs.into_values().collect();
     out.failures = failures.into_values().collect();
@@ -148,6 +153,7 @@ pub fn check_output(
 
 fn merge_failure(into: &mut Failure, other: &Failure) {
     into.count += other.count - other.phase1;
+    into.search += other.search;
     for (c, n) in &other.during {
         *into.during.entry(c.clone()).or_default() += n;
     }

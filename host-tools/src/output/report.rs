@@ -79,6 +79,19 @@ pub struct RunCounts {
     pub phase2: u64,
     /// Phase I runs per verdict.
     pub phase1_verdicts: BTreeMap<String, u64>,
+    /// Search runs (the rest of a budget after the candidates).
+    #[serde(default)]
+    pub search: u64,
+    /// Search runs per verdict.
+    #[serde(default)]
+    pub search_verdicts: BTreeMap<String, u64>,
+}
+
+impl RunCounts {
+    /// Every run: Phase I, Phase II and search.
+    pub fn total(&self) -> u64 {
+        self.phase1 + self.phase2 + self.search
+    }
 }
 
 /// Wall-clock figures.
@@ -155,6 +168,9 @@ pub struct Failure {
     pub count: u64,
     /// Of them, Phase I runs (every shard makes Phase I: merged once).
     pub phase1: u64,
+    /// Of them, search runs (after the candidates).
+    #[serde(default)]
+    pub search: u64,
     /// Runs per candidate whose Phase II runs showed it (`candidate id` -> runs).
     pub during: BTreeMap<String, u64>,
     /// Runs per candidate whose confirmation it followed (that candidate is harmful).
@@ -179,7 +195,11 @@ impl Failure {
             let ids: Vec<&str> = self.after_confirming.keys().map(String::as_str).collect();
             format!("followed the confirmation of {}", ids.join(", "))
         } else if self.during.is_empty() {
-            "none (Phase I)".into()
+            match (self.phase1, self.search) {
+                (0, n) if n > 0 => "none (search)".into(),
+                (_, 0) => "none (Phase I)".into(),
+                _ => "none (Phase I and search)".into(),
+            }
         } else {
             let ids: Vec<&str> = self.during.keys().map(String::as_str).collect();
             format!(
@@ -339,7 +359,7 @@ impl Report {
     /// (every one stopped by the step limit or the wall clock). A failure found is a
     /// result, whatever the other runs did.
     pub fn tested(&self) -> Result<(), JostleError> {
-        let runs = self.runs.phase1 + self.runs.phase2;
+        let runs = self.runs.total();
         if runs == 0 {
             return Err(JostleError::NothingTested(
                 "the campaign made no run: nothing was tested (raise --phase1-runs or --budget)"
@@ -347,11 +367,13 @@ impl Report {
             ));
         }
         let mut unended = [0u64; 2];
-        let verdicts = std::iter::once(&self.runs.phase1_verdicts).chain(
-            self.bugs
-                .iter()
-                .flat_map(|b| b.attempts.iter().map(|a| &a.verdicts)),
-        );
+        let verdicts = [&self.runs.phase1_verdicts, &self.runs.search_verdicts]
+            .into_iter()
+            .chain(
+                self.bugs
+                    .iter()
+                    .flat_map(|b| b.attempts.iter().map(|a| &a.verdicts)),
+            );
         for v in verdicts {
             unended[0] += v.get("step_limit").copied().unwrap_or(0);
             unended[1] += v.get("timeout").copied().unwrap_or(0);
@@ -444,10 +466,11 @@ impl Report {
         let suspected = self.failures.iter().filter(|f| !f.is_failure()).count();
         writeln!(
             out,
-            "predicted {predicted}, real {real}, harmful {harmful}; failures {} ({failed_runs} runs), suspected livelocks {suspected}; {} Phase I + {} Phase II runs; stopped: {}",
+            "predicted {predicted}, real {real}, harmful {harmful}; failures {} ({failed_runs} runs), suspected livelocks {suspected}; {} Phase I + {} Phase II + {} search runs; stopped: {}",
             self.failed().count(),
             self.runs.phase1,
             self.runs.phase2,
+            self.runs.search,
             self.stopped
         )?;
         for b in self.confirmed() {

@@ -140,7 +140,7 @@ impl RunOutcome {
             "steps": self.steps,
             "strategy": self.config.strategy,
             "trace": self.config.trace,
-            "args": self.config.args.as_slice(),
+            "args": &*self.config.args,
             "port": self.port,
             "events": self.events.len(),
             "exit_code": self.exit_code,

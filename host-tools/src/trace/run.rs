@@ -395,7 +395,7 @@ mod tests {
         RunOutcome {
             port: Port::Host,
             config: Config {
-                breakpoints: heapless::Vec::from_slice(breakpoints).unwrap(),
+                breakpoints: jostle_kernel::fixed::Vec::from_slice(breakpoints).unwrap(),
                 ..Config::default()
             },
             events,

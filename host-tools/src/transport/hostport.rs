@@ -1,6 +1,14 @@
 //! The host-port transport: the program built for the host reads its configuration block
 //! from the file named by `JOSTLE_CONFIG` and prints one event a line; one process makes
 //! the block's `runs` consecutive seeds, writing each run's lines as it ends.
+//!
+//! A device starts every run from a reset: all of RAM is initialised again. The host port
+//! resets what it knows (Jostle's shared variables, locks and atomics, the portable-atomic
+//! shim's atomics) but not the firmware's other statics, such as a
+//! `critical_section::Mutex<RefCell<T>>` or an embassy-sync mutex's data. So, before its first
+//! boot of several runs, the transport checks that the runs of one process are the runs
+//! fresh processes make ([`HostTransport::runs_share_a_process`]); when they are not, it makes
+//! one process per run from then on, and says so once.
 
 use super::Transport;
 use crate::error::JostleError;
@@ -9,8 +17,10 @@ use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
 use crate::transport::process::{self, Kill, Limits, Progress};
 use jostle_kernel::Config;
+use jostle_kernel::TraceLevel;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The host port as a transport: the executable, and each run's limits.
@@ -20,7 +30,12 @@ pub struct HostTransport {
     /// Limits of one run (its wall-clock limit is the shorter of `quiet` and `wall`: a
     /// host-port run writes nothing until its threads are done).
     pub limits: Limits,
+    /// Whether several runs may share a process (`None`: not checked yet).
+    share: Mutex<Option<bool>>,
 }
+
+/// Runs of the check's process: the first, and three that must match fresh processes.
+const CHECK_RUNS: u32 = 4;
 
 impl Transport for HostTransport {
     fn path(&self) -> &Path {
@@ -43,9 +58,85 @@ impl Transport for HostTransport {
     }
 
     fn run_boot(&self, first: Config) -> Result<Vec<RunOutcome>, JostleError> {
+        if !self.share_processes(&first)? {
+            return Ok(vec![self.run(Config { runs: 1, ..first }, None)?]);
+        }
         let raw = run_limited(&self.path, &first, &self.limits)?;
         Ok(RunOutcome::batch_from_host(first, raw))
     }
+}
+
+impl HostTransport {
+    /// The host port running the executable at `path`, each run held to `limits`.
+    pub fn new(path: PathBuf, limits: Limits) -> HostTransport {
+        HostTransport {
+            path,
+            limits,
+            share: Mutex::new(None),
+        }
+    }
+
+    /// Whether runs may share a process, checked once (other workers wait for the answer,
+    /// so no boot of several runs happens before it).
+    fn share_processes(&self, first: &Config) -> Result<bool, JostleError> {
+        let mut share = self.share.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = *share {
+            return Ok(known);
+        }
+        let known = self.runs_share_a_process(first)?;
+        if !known {
+            eprintln!(
+                "jostle: {}: a run in a process that made runs before does not make the run a \
+                 fresh process makes (the firmware keeps state in statics Jostle does not reset, \
+                 e.g. a critical_section::Mutex<RefCell<_>>; a device's reset clears them): one \
+                 process per run (slower)",
+                self.path.display()
+            );
+        }
+        *share = Some(known);
+        Ok(known)
+    }
+
+    /// Whether the runs of one process are those fresh processes make: `first`'s seed and
+    /// the next [`CHECK_RUNS`]` - 1` in one process, each of the later ones again in a
+    /// process of its own, all with full traces, compared line for line (the run's index
+    /// in its process, `run=k`, aside). A probe over a few seeds, not a proof: state that
+    /// only some schedules carry over can escape it.
+    pub fn runs_share_a_process(&self, first: &Config) -> Result<bool, JostleError> {
+        let config = |seed: u64, runs: u32| Config {
+            seed,
+            runs,
+            trace: TraceLevel::Full,
+            ..first.clone()
+        };
+        let together = run_limited(&self.path, &config(first.seed, CHECK_RUNS), &self.limits)?;
+        let together = runs_of(&together.stdout);
+        for (k, run) in together.iter().enumerate().skip(1) {
+            let seed = first.seed.wrapping_add(k as u64);
+            let alone = run_limited(&self.path, &config(seed, 1), &self.limits)?;
+            if runs_of(&alone.stdout).first() != Some(run) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// A host-port process's output, one text per run (split at `J start` lines), with each
+/// run's index in its process (`run=k`, the only field that differs between a run made
+/// after others and the same run made alone) taken out.
+pub fn runs_of(stdout: &str) -> Vec<String> {
+    let mut runs: Vec<String> = Vec::new();
+    for line in stdout.lines() {
+        if line.starts_with("J start ") {
+            let without_index = line.split(" run=").next().unwrap_or(line);
+            runs.push(format!("{without_index}\n"));
+        } else if let Some(run) = runs.last_mut() {
+            run.push_str(line);
+            run.push('\n');
+        }
+    }
+    runs
 }
 
 /// The raw outcome of one host-port run.

@@ -132,7 +132,7 @@ impl Runner {
     /// for QEMU), each run held to `limits`.
     pub fn with_limits(path: PathBuf, host: bool, limits: Limits) -> Result<Runner, JostleError> {
         Ok(Runner(if host {
-            Box::new(hostport::HostTransport { path, limits })
+            Box::new(hostport::HostTransport::new(path, limits))
         } else {
             Box::new(qemu::QemuTransport::load_limited(&path, limits)?)
         }))

@@ -212,8 +212,8 @@ impl<K: Sink> Core<K> {
 
     /// The handlers stopped at a scheduling point below the running one, with their
     /// operations (the targets' checks see them as they see stopped tasks).
-    pub(super) fn preempted_handlers(&self) -> heapless::Vec<(TaskId, Op), MAX_IRQS> {
-        let mut out = heapless::Vec::new();
+    pub(super) fn preempted_handlers(&self) -> crate::fixed::Vec<(TaskId, Op), MAX_IRQS> {
+        let mut out = crate::fixed::Vec::new();
         for &i in self.irq_running.iter() {
             if let Some(op) = self.irqs[i as usize].pending_op {
                 let _ = out.push((irq_context(i), op));

@@ -55,9 +55,9 @@ pub enum Next {
 pub struct Core<K: Sink> {
     slots: [Slot; MAX_TASKS],
     /// Held locks and their holders.
-    locks: heapless::LinearMap<u32, TaskId, MAX_LOCKS>,
+    locks: crate::fixed::LinearMap<u32, TaskId, MAX_LOCKS>,
     /// Pending signal counts (entries with count 0 are removed).
-    signals: heapless::LinearMap<u32, u32, MAX_LOCKS>,
+    signals: crate::fixed::LinearMap<u32, u32, MAX_LOCKS>,
     cs_holder: Option<TaskId>,
     steps: u32,
     step_limit: u32,
@@ -97,9 +97,9 @@ pub struct Core<K: Sink> {
     /// general loop changes what this depends on.
     lean_allowed: TaskSet,
     /// The declared interrupt sources and their state ([`irq`]).
-    irqs: heapless::Vec<irq::IrqState, { irq::MAX_IRQS }>,
+    irqs: crate::fixed::Vec<irq::IrqState, { irq::MAX_IRQS }>,
     /// Running handlers, innermost last.
-    irq_running: heapless::Vec<u8, { irq::MAX_IRQS }>,
+    irq_running: crate::fixed::Vec<u8, { irq::MAX_IRQS }>,
     /// The priority mask (BASEPRI; 0: none).
     basepri: u8,
     /// Steps over which firings are drawn.
@@ -132,8 +132,8 @@ impl<K: Sink> Core<K> {
         targets.all_blocks = config.strategy.aims_at_every_block() && !targets.atomicity;
         Core {
             slots,
-            locks: heapless::LinearMap::new(),
-            signals: heapless::LinearMap::new(),
+            locks: crate::fixed::LinearMap::new(),
+            signals: crate::fixed::LinearMap::new(),
             cs_holder: None,
             steps: 0,
             step_limit: config.step_limit,
@@ -159,8 +159,8 @@ impl<K: Sink> Core<K> {
             lean_yields: !config.strategy.sees_yields(),
             lean_budget: 0,
             lean_allowed: TaskSet::EMPTY,
-            irqs: heapless::Vec::new(),
-            irq_running: heapless::Vec::new(),
+            irqs: crate::fixed::Vec::new(),
+            irq_running: crate::fixed::Vec::new(),
             basepri: 0,
             irq_horizon: if config.irq_horizon == 0 {
                 crate::config::DEFAULT_IRQ_HORIZON

@@ -33,7 +33,7 @@ pub struct Pct {
     /// Tasks ranked so far.
     ranked: u8,
     /// The steps after which a priority change happens, ascending.
-    change: heapless::Vec<u32, MAX_DEPTH>,
+    change: crate::fixed::Vec<u32, MAX_DEPTH>,
     /// Change points passed so far.
     passed: u8,
 }
@@ -46,7 +46,7 @@ impl Pct {
         let mut priority = [0u8; MAX_TASKS];
         // Task 0, the only one so far, has rank 0.
         priority[0] = d as u8;
-        let mut change = heapless::Vec::new();
+        let mut change = crate::fixed::Vec::new();
         for _ in 1..d {
             let _ = change.push(1 + rng.below(k));
         }
@@ -125,8 +125,17 @@ impl Strategy for Pct {
 
     /// A yield or a failed compare-and-swap is a priority change for the spinning task: it
     /// drops below every other (as shuttle's and Coyote's PCT do), or a task spinning on a
-    /// flag would keep the one it waits for from ever running.
+    /// flag would keep the one it waits for from ever running. The tasks it passes move up
+    /// one, so the order stays strict: of two tasks spinning on each other (a producer on a
+    /// full queue, a consumer on an empty one), the one that spun last runs last, and they
+    /// take turns instead of one spinning forever on a tie.
     fn spun(&mut self, t: TaskId) {
+        let old = self.priority[t as usize];
+        for p in self.priority.iter_mut() {
+            if *p < old {
+                *p += 1;
+            }
+        }
         self.priority[t as usize] = 0;
     }
 
@@ -149,5 +158,30 @@ impl Strategy for Pct {
         // `view.step` counts the step just executed.
         self.passed_step(t, view.step);
         TaskSet::EMPTY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn two_tasks_spinning_on_each_other_take_turns() {
+        let mut rng = SchedRng::seed_from_u64(7);
+        let mut pct = Pct::with_depth(1, 100, &mut rng);
+        pct.rank(1, &mut rng);
+        let mut both = TaskSet::one(0);
+        both.insert(1);
+        let mut order = Vec::new();
+        for _ in 0..4 {
+            let t = pct.highest(both);
+            order.push(t);
+            pct.spun(t);
+        }
+        // Whichever starts, the spinner always yields to the other: no livelock on a tie.
+        assert_eq!(order[0], order[2]);
+        assert_eq!(order[1], order[3]);
+        assert_ne!(order[0], order[1]);
     }
 }

@@ -163,3 +163,70 @@ pub fn line_of(file: &str, needle: &str) -> u32 {
         .unwrap_or_else(|| panic!("{needle} not in {file}")) as u32
         + 1
 }
+
+/// A campaign's report.json, parsed.
+pub fn report(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
+    serde_json::from_str(&text).expect("report.json is JSON")
+}
+
+/// `jostle replay ELF --report jostle-report --bug ID` in `dir`.
+pub fn replay_bug(dir: &Path, elf: &Path, id: &str) -> std::process::Output {
+    jostle_in(
+        dir,
+        &[
+            "replay",
+            elf.to_str().unwrap(),
+            "--report",
+            "jostle-report",
+            "--bug",
+            id,
+        ],
+    )
+}
+
+/// A report's candidates.
+pub fn bugs(r: &serde_json::Value) -> &Vec<serde_json::Value> {
+    r["bugs"].as_array().expect("bugs")
+}
+
+/// The report's failures proper (not the suspected livelocks).
+pub fn failures(r: &serde_json::Value) -> Vec<&serde_json::Value> {
+    r["failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .filter(|f| f["class"] == "failure")
+        .collect()
+}
+
+/// The project of examples built on crates from crates.io (`examples/crates`: a workspace
+/// of its own, as a user's firmware is, with the portable-atomic shim patched in): binary
+/// `bin`, built for QEMU (`host` false) or for the host port. Built once per test process.
+pub fn crate_example(bin: &str, host: bool) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    let dir = target_dir().join("crates");
+    let project = workspace().join("examples").join("crates");
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        for target in [Some("thumbv7m-none-eabi"), None] {
+            let mut cmd = Command::new(&cargo);
+            cmd.current_dir(&project).arg("build");
+            match target {
+                Some(t) => cmd.args(["--release", "--target", t]),
+                None => cmd.arg("--bins"),
+            };
+            let status = cmd
+                .arg("--target-dir")
+                .arg(&dir)
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building examples/crates failed");
+        }
+    });
+    if host {
+        dir.join("debug").join(bin)
+    } else {
+        dir.join("thumbv7m-none-eabi").join("release").join(bin)
+    }
+}

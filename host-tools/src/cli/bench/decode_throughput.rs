@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 pub(crate) fn decode_throughput(
     fw: &Firmware,
     qemu: &Qemu,
-    args: heapless::Vec<u32, { jostle_kernel::config::MAX_ARGS }>,
+    args: jostle_kernel::fixed::Vec<u32, { jostle_kernel::config::MAX_ARGS }>,
 ) -> anyhow::Result<()> {
     let config = Config {
         trace: TraceLevel::Full,

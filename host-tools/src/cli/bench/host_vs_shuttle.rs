@@ -97,10 +97,7 @@ pub(crate) fn host_vs_shuttle(
 /// Runs per second of the host-port executable `exe` over `runs` seeds, and the runs that
 /// failed.
 fn jostle_throughput(exe: &Path, runs: u32) -> anyhow::Result<(f64, u32)> {
-    let transport = HostTransport {
-        path: exe.to_path_buf(),
-        limits: Limits::quiet(Duration::from_secs(60)),
-    };
+    let transport = HostTransport::new(exe.to_path_buf(), Limits::quiet(Duration::from_secs(60)));
     let mut config = Config {
         trace: TraceLevel::Results,
         ..Config::default()

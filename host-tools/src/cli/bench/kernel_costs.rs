@@ -46,7 +46,7 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
             trace: TraceLevel::Results,
             strategy,
             params,
-            breakpoints: heapless::Vec::from_slice(&bps).unwrap_or_default(),
+            breakpoints: jostle_kernel::fixed::Vec::from_slice(&bps).unwrap_or_default(),
             ..Config::default()
         };
         let raw = Qemu::default().run(&fw, &config)?;

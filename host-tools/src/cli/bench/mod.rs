@@ -171,8 +171,8 @@ pub(crate) fn strategy_runs(fw: &Firmware, qemu: &Qemu, args: &BenchArgs) -> any
 
 pub(crate) fn bench_args(
     args: &BenchArgs,
-) -> Result<heapless::Vec<u32, { jostle_kernel::config::MAX_ARGS }>, JostleError> {
-    heapless::Vec::from_slice(&args.args).map_err(|()| {
+) -> Result<jostle_kernel::fixed::Vec<u32, { jostle_kernel::config::MAX_ARGS }>, JostleError> {
+    jostle_kernel::fixed::Vec::from_slice(&args.args).map_err(|()| {
         JostleError::Usage(format!(
             "at most {} --arg values",
             jostle_kernel::config::MAX_ARGS

@@ -25,8 +25,8 @@ pub(super) const WRITE_EVERY: std::time::Duration = std::time::Duration::from_se
 /// per boot; or, for DrFinder, a chain where each run's relations configure the next
 /// (drfinder-fse15 Algorithm 2, line 21).
 pub(super) struct Job {
-    /// Index of the bug in the report (`None`: Phase I).
-    pub(super) bug: Option<usize>,
+    /// What the runs are for.
+    pub(super) work: Work,
     /// Index of the first run among this bug's runs of this strategy.
     pub(super) index: u64,
     /// The first run's configuration.
@@ -38,6 +38,17 @@ pub(super) struct Job {
     pub(super) tally: bool,
     /// The candidate's place in its wave's queue (orders first runs across shards).
     pub(super) place: u64,
+}
+
+/// What a job's runs are for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Work {
+    /// Phase I: Random at full trace, feeding prediction.
+    PhaseOne,
+    /// Undirected search after the candidates (a portfolio of strategies).
+    Search,
+    /// Phase II of the bug at this index in the report.
+    Candidate(usize),
 }
 
 /// Consecutive indices grouped into runs of at most [`BATCH`], none crossing a multiple of

@@ -8,7 +8,8 @@
 //! consumed in job order. So the report is the same whatever J is (timing aside).
 //!
 //! The phases are `rounds` (the loop and why it stopped), `phase1`, `phase2` (per
-//! candidate), `feedback` (full traces back into prediction) and `timelines`; the
+//! candidate), `feedback` (full traces back into prediction), `search` (the rest of a
+//! budget, undirected) and `timelines`; the
 //! bookkeeping is `jobs` (work on the workers), `record` (runs into the report), `status`
 //! and `budget`. The campaign makes its runs through a `&dyn Transport`.
 
@@ -19,6 +20,7 @@ mod phase1;
 mod phase2;
 mod record;
 mod rounds;
+mod search;
 mod status;
 mod timelines;
 
@@ -26,6 +28,7 @@ pub use crate::output::progress::Status;
 pub use budget::Budget;
 pub use jobs::BATCH;
 pub use phase2::candidate_seed;
+pub use search::PORTFOLIO;
 pub use timelines::{Resolve, replay_config, timeline};
 
 use crate::output::report::Report;

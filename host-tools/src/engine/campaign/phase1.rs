@@ -1,7 +1,7 @@
 //! Phase I: Random runs at full trace, in batches of consecutive seeds. Every shard runs
 //! all of it, so the shards predict the same candidates.
 
-use super::jobs::{Job, batches};
+use super::jobs::{Job, Work, batches};
 use super::{Campaign, Status};
 use crate::error::JostleError;
 use jostle_kernel::config::StrategyId;
@@ -20,7 +20,7 @@ impl Campaign<'_> {
         let jobs: Vec<Job> = batches(&indices)
             .into_iter()
             .map(|(i, n)| Job {
-                bug: None,
+                work: Work::PhaseOne,
                 index: i,
                 config: Config {
                     seed: self.settings.seed.wrapping_add(i),

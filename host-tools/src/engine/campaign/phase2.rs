@@ -4,7 +4,7 @@
 //! DrFinder chain whole.
 
 use super::Campaign;
-use super::jobs::{Job, batches};
+use super::jobs::{Job, Work, batches};
 use crate::engine::targeting::{candidate_breakpoints, strategy_name};
 use crate::error::JostleError;
 use jostle_checker::{Candidate, CandidateKind};
@@ -34,7 +34,7 @@ impl Campaign<'_> {
                             );
                             bps.extend(more);
                         }
-                        heapless::Vec::from_slice(&bps).map_err(|()| {
+                        jostle_kernel::fixed::Vec::from_slice(&bps).map_err(|()| {
                             JostleError::Usage(format!(
                                 "{} breakpoints, more than a configuration block holds",
                                 bps.len()
@@ -64,7 +64,7 @@ impl Campaign<'_> {
                 // so the shard that owns run 0 makes all of it.
                 if owns_first {
                     jobs.push(Job {
-                        bug: Some(bug),
+                        work: Work::Candidate(bug),
                         index: 0,
                         config: Config {
                             seed: first,
@@ -82,7 +82,7 @@ impl Campaign<'_> {
             // same; the others need only the results.
             if self.settings.runs_per_candidate > 0 {
                 jobs.push(Job {
-                    bug: Some(bug),
+                    work: Work::Candidate(bug),
                     index: 0,
                     config: Config {
                         seed: first,
@@ -97,7 +97,7 @@ impl Campaign<'_> {
             let rest: Vec<u64> = indices.into_iter().filter(|i| *i != 0).collect();
             for (i, n) in batches(&rest) {
                 jobs.push(Job {
-                    bug: Some(bug),
+                    work: Work::Candidate(bug),
                     index: i,
                     config: Config {
                         seed: first.wrapping_add(i),

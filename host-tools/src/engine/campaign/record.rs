@@ -3,7 +3,7 @@
 //! report (with report.html and prediction.json) is written after every wave.
 
 use super::Campaign;
-use super::jobs::Job;
+use super::jobs::{Job, Work};
 use crate::engine::targeting::strategy_name;
 use crate::error::JostleError;
 use crate::output::report::{Attempt, Bug, Failure, Replay, ReplayBreakpoint};
@@ -18,14 +18,23 @@ impl Campaign<'_> {
     /// Counts one finished run.
     pub(super) fn take(&mut self, job: &Job, index: u64, outcome: &RunOutcome) {
         let verdict = outcome.outcome.map_or("none", Outcome::name).to_owned();
-        let Some(bug) = job.bug else {
-            self.report.runs.phase1 += 1;
-            self.phase1_events += outcome.events.len() as u64;
-            self.phase1_max_steps = self.phase1_max_steps.max(outcome.steps);
-            *self.report.runs.phase1_verdicts.entry(verdict).or_default() += 1;
-            self.feed(outcome);
-            self.record_failure(job, index, outcome);
-            return;
+        let bug = match job.work {
+            Work::PhaseOne => {
+                self.report.runs.phase1 += 1;
+                self.phase1_events += outcome.events.len() as u64;
+                self.phase1_max_steps = self.phase1_max_steps.max(outcome.steps);
+                *self.report.runs.phase1_verdicts.entry(verdict).or_default() += 1;
+                self.feed(outcome);
+                self.record_failure(job, index, outcome);
+                return;
+            }
+            Work::Search => {
+                self.report.runs.search += 1;
+                *self.report.runs.search_verdicts.entry(verdict).or_default() += 1;
+                self.record_failure(job, index, outcome);
+                return;
+            }
+            Work::Candidate(bug) => bug,
         };
         if outcome.config.trace == TraceLevel::Full {
             self.feed(outcome);
@@ -109,7 +118,10 @@ impl Campaign<'_> {
         };
         let id = sig.id();
         let order = [self.wave, job.place, index];
-        let candidate = job.bug.map(|b| self.report.bugs[b].id.clone());
+        let candidate = match job.work {
+            Work::Candidate(b) => Some(self.report.bugs[b].id.clone()),
+            Work::PhaseOne | Work::Search => None,
+        };
         let followed = candidate.clone().filter(|_| outcome.harmful());
         let at = match self.report.failures.iter().position(|f| f.id == id) {
             Some(at) => at,
@@ -131,9 +143,10 @@ impl Campaign<'_> {
         };
         let f = &mut self.report.failures[at];
         f.count += 1;
-        match candidate {
-            None => f.phase1 += 1,
-            Some(c) => *f.during.entry(c).or_default() += 1,
+        match (job.work, candidate) {
+            (Work::Search, _) => f.search += 1,
+            (_, None) => f.phase1 += 1,
+            (_, Some(c)) => *f.during.entry(c).or_default() += 1,
         }
         if let Some(c) = followed {
             *f.after_confirming.entry(c).or_default() += 1;
@@ -197,7 +210,7 @@ impl Campaign<'_> {
 
     pub(super) fn finish_timing(&mut self) {
         let wall = self.started.elapsed().as_secs_f64();
-        let runs = self.report.runs.phase1 + self.report.runs.phase2;
+        let runs = self.report.runs.total();
         self.report.timing = crate::output::report::Timing {
             wall_seconds: (wall * 1000.0).round() / 1000.0,
             runs_per_second: (runs as f64 / wall.max(1e-9) * 10.0).round() / 10.0,

@@ -1,6 +1,6 @@
 //! The loop: Phase I, then rounds of Phase II (each candidate with the strategy of its
-//! kind, then DrFinder for the races that stayed unconfirmed), then the timelines; and why
-//! the campaign stopped.
+//! kind, then DrFinder for the races that stayed unconfirmed), then search for the rest of
+//! a budget, then the timelines; and why the campaign stopped.
 
 use super::{Campaign, Status};
 use crate::engine::targeting::strategy_for;
@@ -71,6 +71,10 @@ impl Campaign<'_> {
         }
         if !exhausted && !self.halted() && self.has_untried() {
             self.rounds_hit = true;
+        }
+        // The rest of a budget: undirected search, for what no analysis predicted.
+        if !self.halted() {
+            self.search(progress)?;
         }
         // A budget still gets its timelines (one short replay per confirmed bug); Ctrl-C
         // does not wait for them.

@@ -125,7 +125,7 @@ pub fn replay_config(
             r.seed, r.strategy
         ))
     })?;
-    let mut breakpoints = heapless::Vec::new();
+    let mut breakpoints = jostle_kernel::fixed::Vec::new();
     for bp in &r.breakpoints {
         let ids = match resolve {
             Some(f) => f(&bp.location).unwrap_or_else(|_| vec![bp.site]),
@@ -141,7 +141,7 @@ pub fn replay_config(
         params: r.params,
         livelock_bound: r.livelock_bound,
         step_limit: r.step_limit,
-        args: heapless::Vec::from_slice(&r.args).unwrap_or_default(),
+        args: jostle_kernel::fixed::Vec::from_slice(&r.args).unwrap_or_default(),
         breakpoints,
         ..base.clone()
     })

@@ -168,6 +168,17 @@ macro_rules! common {
             self.v.into_inner()
         }
 
+        /// Whether operations are lock-free: always (the kernel's scheduling makes them
+        /// atomic without a lock), as portable-atomic answers on single-core targets.
+        pub fn is_lock_free() -> bool {
+            true
+        }
+
+        /// As [`Self::is_lock_free`], at compile time.
+        pub const fn is_always_lock_free() -> bool {
+            true
+        }
+
         /// A raw pointer to the value (accesses through it are not instrumented).
         pub const fn as_ptr(&self) -> *mut $v {
             self.v.as_ptr()
@@ -257,6 +268,87 @@ macro_rules! atomic_int {
             #[track_caller]
             pub fn fetch_min(&self, val: $int, order: Ordering) -> $int {
                 self.rmw(order, |v| v.min(val))
+            }
+
+            // portable-atomic's additions (the `portable-atomic` shim re-exports these
+            // types): each is one read-modify-write step, as there.
+
+            /// Bitwise not, returning the previous value (portable-atomic).
+            #[track_caller]
+            pub fn fetch_not(&self, order: Ordering) -> $int {
+                self.rmw(order, |v| !v)
+            }
+
+            /// Negation (wrapping), returning the previous value (portable-atomic).
+            #[track_caller]
+            pub fn fetch_neg(&self, order: Ordering) -> $int {
+                self.rmw(order, |v| v.wrapping_neg())
+            }
+
+            /// Adds (wrapping) (portable-atomic).
+            #[track_caller]
+            pub fn add(&self, val: $int, order: Ordering) {
+                self.fetch_add(val, order);
+            }
+
+            /// Subtracts (wrapping) (portable-atomic).
+            #[track_caller]
+            pub fn sub(&self, val: $int, order: Ordering) {
+                self.fetch_sub(val, order);
+            }
+
+            /// Bitwise and (portable-atomic).
+            #[track_caller]
+            pub fn and(&self, val: $int, order: Ordering) {
+                self.fetch_and(val, order);
+            }
+
+            /// Bitwise or (portable-atomic).
+            #[track_caller]
+            pub fn or(&self, val: $int, order: Ordering) {
+                self.fetch_or(val, order);
+            }
+
+            /// Bitwise xor (portable-atomic).
+            #[track_caller]
+            pub fn xor(&self, val: $int, order: Ordering) {
+                self.fetch_xor(val, order);
+            }
+
+            /// Bitwise not (portable-atomic).
+            #[track_caller]
+            pub fn not(&self, order: Ordering) {
+                self.fetch_not(order);
+            }
+
+            /// Negation (wrapping) (portable-atomic).
+            #[track_caller]
+            pub fn neg(&self, order: Ordering) {
+                self.fetch_neg(order);
+            }
+
+            /// Sets bit `bit` (modulo the width), returning whether it was set before
+            /// (portable-atomic).
+            #[track_caller]
+            pub fn bit_set(&self, bit: u32, order: Ordering) -> bool {
+                let mask = (1 as $int).wrapping_shl(bit);
+                self.fetch_or(mask, order) & mask != 0
+            }
+
+            /// Clears bit `bit` (modulo the width), returning whether it was set before
+            /// (portable-atomic).
+            #[track_caller]
+            pub fn bit_clear(&self, bit: u32, order: Ordering) -> bool {
+                let mask = (1 as $int).wrapping_shl(bit);
+                self.fetch_and(!mask, order) & mask != 0
+            }
+
+            /// Toggles bit `bit` (modulo the width), returning whether it was set before
+            /// (portable-atomic).
+            #[track_caller]
+            pub fn bit_toggle(&self, bit: u32, order: Ordering) -> bool {
+                let mask = (1 as $int).wrapping_shl(bit);
+                self.fetch_xor(mask, order) & mask != 0
             }
         }
 

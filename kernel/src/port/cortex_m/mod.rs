@@ -72,7 +72,7 @@ struct Kernel {
     /// Whether the MPU guards the running task's stack (else the canary is checked at
     /// every switch).
     guarded: bool,
-    args: heapless::Vec<u32, MAX_ARGS>,
+    args: crate::fixed::Vec<u32, MAX_ARGS>,
     exit: fn(u8) -> !,
     /// The declared interrupt sources (index = the core's source number).
     irqs: &'static [&'static Interrupt],
@@ -213,7 +213,8 @@ pub fn start_with_interrupts<const BYTES: usize>(
         *GLOBAL.started.get() = true;
         prepare(0, base, size, main);
         let k = kernel();
-        let sources: heapless::Vec<IrqSource, MAX_IRQS> = irqs.iter().map(|q| q.source).collect();
+        let sources: crate::fixed::Vec<IrqSource, MAX_IRQS> =
+            irqs.iter().map(|q| q.source).collect();
         (*k).core.declare_irqs(&sources);
         let mut next = (*k).core.decide();
         while let Next::Fire(i) = next {
@@ -512,7 +513,7 @@ pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {
         }
         None => 0,
     };
-    let mut msg = heapless::String::<120>::new();
+    let mut msg = crate::fixed::String::<120>::new();
     let _ = core::fmt::write(&mut msg, format_args!("{}", info.message()));
     defmt::println!("J panic-msg {=str}", msg.as_str());
     if !started() {

@@ -34,7 +34,7 @@ pub fn init(irqs: &[&Interrupt]) -> bool {
         probe.write_volatile(0);
         v
     };
-    let mut distinct = heapless::Vec::<u8, 32>::new();
+    let mut distinct = crate::fixed::Vec::<u8, 32>::new();
     for q in irqs {
         if !distinct.contains(&q.source.priority) {
             let _ = distinct.push(q.source.priority);
@@ -52,7 +52,7 @@ pub fn init(irqs: &[&Interrupt]) -> bool {
             .iter()
             .filter(|o| o.source.priority < q.source.priority)
             .map(|o| o.source.priority)
-            .fold(heapless::Vec::<u8, 32>::new(), |mut seen, p| {
+            .fold(crate::fixed::Vec::<u8, 32>::new(), |mut seen, p| {
                 if !seen.contains(&p) {
                     let _ = seen.push(p);
                 }

@@ -70,7 +70,7 @@ struct State {
     /// panicking task's destructors may still reach some while unwinding).
     ended: Option<Verdict>,
     names: names::Names,
-    args: heapless::Vec<u32, MAX_ARGS>,
+    args: crate::fixed::Vec<u32, MAX_ARGS>,
     irqs: &'static [&'static Interrupt],
 }
 

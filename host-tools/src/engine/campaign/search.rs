@@ -1,0 +1,86 @@
+//! Search: after the candidates, the rest of a budget (`--budget 10000`, `--budget 10m`)
+//! goes to undirected runs, so that a bug no analysis predicts (an order violation, a deep
+//! interleaving) is still found and reported as a finding with its replay.
+//!
+//! The runs come in blocks of [`BATCH`] consecutive seeds, each block under one strategy of
+//! the [`PORTFOLIO`] in turn, results-only traces. A block's strategy and seeds are functions
+//! of its number and the base seed, never of timing, and shard `I` of `N` takes blocks
+//! `I, I + N, …`: the same runs whatever the number of workers, the same union whatever the
+//! number of shards. A campaign without a budget stops after its candidates, as before.
+
+use super::jobs::{BATCH, Job, Work};
+use super::{Budget, Campaign, Status};
+use crate::error::JostleError;
+use jostle_kernel::config::StrategyId;
+use jostle_kernel::{Config, TraceLevel};
+use std::sync::atomic::Ordering;
+
+/// The strategies of the search, in the order blocks take them: Random, and PCT with bug
+/// depth 3 (Burckhardt et al., ASPLOS 2010; the SURW paper's PCT-3 baseline).
+pub const PORTFOLIO: &[(StrategyId, u32)] = &[(StrategyId::Random, 0), (StrategyId::Pct, 3)];
+
+/// Search seeds start this far from the base seed, clear of Phase I's (`seed + i`).
+const SEED_OFFSET: u64 = 1 << 32;
+
+/// Blocks per worker in one wave of a time budget (the deadline is checked per run).
+const BLOCKS_PER_WORKER: u64 = 4;
+
+impl Campaign<'_> {
+    /// Spends the rest of the budget on search runs (nothing without a budget).
+    pub(super) fn search(
+        &mut self,
+        progress: &(dyn Fn(&Status) + Sync),
+    ) -> Result<(), JostleError> {
+        if self.settings.budget == Budget::Unlimited {
+            return Ok(());
+        }
+        self.set_phase("search");
+        let mut block = 0u64;
+        while !self.halted() {
+            let before = self.runs_done.load(Ordering::SeqCst);
+            let wave = match self.settings.budget {
+                Budget::Runs(n) => n.saturating_sub(before).div_ceil(BATCH).max(1),
+                _ => BLOCKS_PER_WORKER * self.settings.jobs as u64,
+            };
+            let jobs: Vec<Job> = (0..wave).map(|k| self.search_job(block + k)).collect();
+            block += wave;
+            self.execute(jobs, progress)?;
+            if self.runs_done.load(Ordering::SeqCst) == before {
+                // Nothing ran (the wave was cut short): never spin.
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Search block `k` of this shard.
+    fn search_job(&self, k: u64) -> Job {
+        let (index, count) = self.settings.shard;
+        let block = k * u64::from(count.max(1)) + u64::from(index);
+        let (strategy, depth) = PORTFOLIO[(k % PORTFOLIO.len() as u64) as usize];
+        let params = match strategy {
+            // PCT's step bound: the longest Phase I run (its guarantee needs k at least the
+            // run's length).
+            StrategyId::Pct => [depth, self.phase1_max_steps.max(1), 0, 0],
+            _ => [0; 4],
+        };
+        Job {
+            work: Work::Search,
+            index: block * BATCH,
+            config: Config {
+                seed: self
+                    .settings
+                    .seed
+                    .wrapping_add(SEED_OFFSET)
+                    .wrapping_add(block * BATCH),
+                strategy,
+                params,
+                trace: TraceLevel::Results,
+                ..self.settings.base.clone()
+            },
+            chain: BATCH as u32,
+            tally: true,
+            place: block,
+        }
+    }
+}
