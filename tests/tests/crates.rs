@@ -1,6 +1,8 @@
 //! Lock-free code and third-party crates (`examples/crates`, a project of its own with the
-//! portable-atomic shim patched in, and `cs_refcell`): heapless's spsc queue is scheduled at
-//! each of its atomic operations and a long campaign finds nothing wrong with it; a
+//! portable-atomic shim patched in, and `cs_refcell`): a check-then-act on atomics and an
+//! index published before its slot are predicted, confirmed and replayed; heapless's spsc
+//! queue is scheduled at each of its atomic operations and a long campaign finds nothing
+//! wrong with it; a
 //! check-then-act through `critical_section::Mutex<RefCell<_>>` or embassy-sync's blocking
 //! mutex is found and replays; QEMU and the host port make the same decisions.
 
@@ -157,6 +159,78 @@ fn crates_make_the_same_decisions_on_qemu_and_the_host_port() {
             assert_eq!(q.decisions(), h.decisions(), "{what}");
             assert_eq!(q.outcome, h.outcome, "{what}");
             assert_eq!(q.steps, h.steps, "{what}");
+        }
+    }
+}
+
+#[test]
+fn lock_free_bugs_are_predicted_confirmed_and_replayed_on_both_ports() {
+    // (example, the kind of candidate that must be confirmed and harmful, the failure's words)
+    let cases = [
+        (
+            "atomic_check_then_act",
+            "access_atomicity",
+            "two tasks claimed the same slot",
+        ),
+        (
+            "spsc_publish_order",
+            "race",
+            "consumed a slot before it was written",
+        ),
+    ];
+    for host in [false, true] {
+        for (example, kind, words) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let fw = if host {
+                host_exe(example)
+            } else {
+                elf(example)
+            };
+            let fw = fw.to_str().unwrap();
+            let what = format!("{example} (host port: {host})");
+            let mut args = vec!["campaign", fw, "-j", "2"];
+            if host {
+                args.push("--host");
+            }
+            let out = jostle_in(dir.path(), &args);
+            assert_eq!(out.status.code(), Some(40), "{what}: {}", text(&out));
+            let r = report(&dir.path().join("jostle-report"));
+            let bug = bugs(&r)
+                .iter()
+                .find(|b| b["kind"] == kind && b["harmful"].as_u64().unwrap() > 0)
+                .unwrap_or_else(|| panic!("{what}: no harmful {kind}: {r:#}"));
+            let f = failures(&r);
+            assert_eq!(f.len(), 1, "{what}: {r:#}");
+            assert!(
+                f[0]["example"].as_str().unwrap().contains(words),
+                "{what}: {}",
+                f[0]
+            );
+            // The failure follows the confirmation: the predicted bug made it happen.
+            assert!(
+                f[0]["after_confirming"]
+                    .as_object()
+                    .unwrap()
+                    .contains_key(bug["id"].as_str().unwrap()),
+                "{what}: {}",
+                f[0]
+            );
+            for (kind, id) in [
+                (kind, bug["id"].as_str().unwrap()),
+                ("panic", f[0]["id"].as_str().unwrap()),
+            ] {
+                let mut args = vec!["replay", fw, "--report", "jostle-report", "--bug", id];
+                if host {
+                    args.push("--host");
+                }
+                let out = jostle_in(dir.path(), &args);
+                assert!(
+                    String::from_utf8_lossy(&out.stdout)
+                        .contains(&format!("reproduced: {kind} {id}")),
+                    "{what} {id}: {}",
+                    text(&out)
+                );
+            }
         }
     }
 }
