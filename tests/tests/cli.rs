@@ -84,6 +84,51 @@ fn verdicts_are_exit_codes_and_json_ends_with_a_summary() {
     assert_eq!(dead.status.code(), Some(13), "step limit");
 }
 
+/// `jostle run --runs 30 --json` of `fw` with `strategy` (and `extra` options): the exit code
+/// and, per run, its seed, verdict, steps and panic message.
+fn runs_of(fw: &str, strategy: &str, extra: &[&str]) -> (Option<i32>, Vec<serde_json::Value>) {
+    let mut args = vec![fw, "--strategy", strategy, "--runs", "30"];
+    args.extend(["--trace", "results", "--json"]);
+    args.extend(extra);
+    let out = jostle_run(&args, &[]);
+    let rows = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).expect("each line is JSON");
+            assert_eq!(r["strategy"], strategy);
+            serde_json::json!([r["seed"], r["verdict"], r["steps"], r["panic"]["message"]])
+        })
+        .collect();
+    (out.status.code(), rows)
+}
+
+/// POS (`--strategy pos`, partial order sampling) on racefuzzer-pldi08's Figure 2: thread2's
+/// write of `x` must wait out thread1's 20 filler steps under the lock. Random moves thread2
+/// with probability 1/2 at every step and so practically never waits that long; under POS
+/// thread2 keeps its priority while thread1 draws a new one at each step, so some of 30 runs
+/// panic, on QEMU and on the host port alike, at the same seeds.
+#[test]
+fn pos_finds_the_hard_race_of_rf_fig2_on_qemu_and_on_the_host_port() {
+    let (qemu_elf, host) = (elf("rf_fig2"), host_exe("rf_fig2"));
+    let (code, on_qemu) = runs_of(qemu_elf.to_str().unwrap(), "pos", &[]);
+    assert_eq!(code, Some(11), "the first failure's code: {on_qemu:?}");
+    let panics = on_qemu.iter().filter(|r| r[1] == "panic").count();
+    assert!(panics > 0);
+    assert!(
+        on_qemu
+            .iter()
+            .all(|r| r[1] == "pass" || (r[1] == "panic" && r[3] == "ERROR")),
+        "{on_qemu:?}"
+    );
+    let (code, on_host) = runs_of(host.to_str().unwrap(), "pos", &["--host"]);
+    assert_eq!(code, Some(11));
+    assert_eq!(on_qemu, on_host, "the same decisions on both ports");
+    // The same 30 seeds under Random: no panic.
+    let (code, random) = runs_of(qemu_elf.to_str().unwrap(), "random", &[]);
+    assert_eq!(code, Some(0), "{random:?}");
+}
+
 #[test]
 fn missing_qemu_is_a_clear_error() {
     let out = jostle_run(

@@ -6,9 +6,9 @@ mod common;
 use common::*;
 use jostle_host_tools::Outcome;
 use jostle_host_tools::trace::decode::{FrameDecoder, Item};
-use jostle_kernel::config::Rejection;
+use jostle_kernel::config::{Rejection, StrategyId};
 use jostle_kernel::event::WaitKind;
-use jostle_kernel::{Event, Verdict};
+use jostle_kernel::{Config, Event, Verdict};
 
 #[test]
 fn same_seed_gives_a_byte_identical_event_stream() {
@@ -179,7 +179,8 @@ fn firmware_arguments_reach_the_firmware() {
 
 #[test]
 fn host_port_and_qemu_make_the_same_decisions() {
-    // Atomics and interrupts included: their operations are steps too.
+    // Atomics and interrupts included: their operations are steps too. Random, and POS,
+    // whose decisions read every task's pending operation.
     for bin in [
         "rf_fig2",
         "abba_deadlock",
@@ -192,13 +193,20 @@ fn host_port_and_qemu_make_the_same_decisions() {
         "irq_masked_ok",
     ] {
         let fw = firmware(bin);
-        for seed in 0..8 {
-            let q = run_qemu(&fw, config(seed, &[3]));
-            let h = run_host(bin, config(seed, &[3]));
-            assert!(!q.decisions().is_empty());
-            assert_eq!(q.decisions(), h.decisions(), "{bin} seed {seed}");
-            assert_eq!(q.outcome, h.outcome, "{bin} seed {seed}");
-            assert_eq!(q.steps, h.steps, "{bin} seed {seed}");
+        for strategy in [StrategyId::Random, StrategyId::Pos] {
+            for seed in 0..8 {
+                let c = Config {
+                    strategy,
+                    ..config(seed, &[3])
+                };
+                let q = run_qemu(&fw, c.clone());
+                let h = run_host(bin, c);
+                let at = format!("{bin} {} seed {seed}", strategy.name());
+                assert!(!q.decisions().is_empty(), "{at}");
+                assert_eq!(q.decisions(), h.decisions(), "{at}");
+                assert_eq!(q.outcome, h.outcome, "{at}");
+                assert_eq!(q.steps, h.steps, "{at}");
+            }
         }
     }
 }

@@ -34,7 +34,7 @@ pub(crate) struct ConfirmArgs {
 pub(crate) fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
     use jostle_checker::CandidateKind;
     use jostle_host_tools::engine::predict::{read_prediction, site_text};
-    use jostle_host_tools::engine::targeting::{strategy_for, strategy_name};
+    use jostle_host_tools::engine::targeting::{strategy_for, strategy_name, untargeted};
     let base = args.each.config(TraceLevel::Results)?;
     let runner = args.each.runner(&args.firmware)?;
     let strategy = args.steer.strategy;
@@ -52,7 +52,7 @@ pub(crate) fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
             p.candidates
                 .iter()
                 .filter(|c| {
-                    matches!(strategy, StrategyId::Random | StrategyId::Pct)
+                    untargeted(strategy)
                         || strategy_for(c.kind) == strategy
                         || (strategy == StrategyId::DrFinder && c.kind == CandidateKind::Race)
                 })

@@ -22,6 +22,15 @@ pub fn strategy_for(kind: CandidateKind) -> StrategyId {
     }
 }
 
+/// Does `strategy` aim at nothing (Random, PCT, POS)? Any candidate may be its target: the
+/// breakpoints then only let the run tell whether the bug happened.
+pub fn untargeted(strategy: StrategyId) -> bool {
+    matches!(
+        strategy,
+        StrategyId::Random | StrategyId::Pct | StrategyId::Pos
+    )
+}
+
 /// Is `spec` a candidate id (16 hex digits) rather than a list of sites?
 pub fn is_candidate_id(spec: &str) -> bool {
     spec.len() == 16 && spec.bytes().all(|b| b.is_ascii_hexdigit())
@@ -45,10 +54,7 @@ pub fn candidate_breakpoints(
 ) -> Result<Vec<Breakpoint>, JostleError> {
     let wanted = strategy_for(candidate.kind);
     let drfinder_race = strategy == StrategyId::DrFinder && candidate.kind == CandidateKind::Race;
-    if !matches!(strategy, StrategyId::Random | StrategyId::Pct)
-        && strategy != wanted
-        && !drfinder_race
-    {
+    if !untargeted(strategy) && strategy != wanted && !drfinder_race {
         return Err(JostleError::Usage(format!(
             "candidate {} is a {} candidate: use --strategy {}",
             candidate.id,

@@ -309,7 +309,7 @@ proptest::proptest! {
         programs in proptest::collection::vec(
             proptest::collection::vec(arb_step(), 0..12), 1..4),
         seed in 0u64..1_000,
-        strategy in 0u8..7,
+        strategy in 0u8..StrategyId::ALL.len() as u8,
         full in proptest::bool::ANY,
         step_limit in 5u32..200,
     ) {
@@ -546,6 +546,40 @@ fn pct_lets_others_run_when_a_task_yields_or_fails_a_cas() {
         };
         assert_eq!(p.highest(TaskSet(0b11)), a, "seed {seed}");
     }
+}
+
+#[test]
+fn pos_is_deterministic_and_seed_dependent_and_a_yield_hands_over() {
+    let (w1, w2, w3) = (writes(1), writes(2), writes(3));
+    let programs: [&[Op]; 3] = [&w1, &w2, &w3];
+    let run = |seed| simulate(&with(StrategyId::Pos, seed, &[]), &programs).1;
+    assert_eq!(run(4), run(4));
+    let mut distinct: Vec<Vec<Event>> = (0..20).map(run).collect();
+    distinct.sort_by_key(|e| std::format!("{e:?}"));
+    distinct.dedup();
+    assert!(distinct.len() > 3);
+    // A task that yields goes below the others: their writes all come before its next one.
+    let mut yielder = vec![Op::Write { s: 90, a: 1 }, Op::Yield { s: 91 }];
+    yielder.extend(writes(1));
+    let programs: [&[Op]; 3] = [&yielder, &w2, &w3];
+    for seed in 0..20 {
+        let (v, events) = simulate(&with(StrategyId::Pos, seed, &[]), &programs);
+        assert_eq!(v, Verdict::Pass);
+        let order = write_order(&events);
+        let first = order.iter().position(|t| *t == 1).unwrap();
+        let next = order[first + 1..].iter().position(|t| *t == 1).unwrap();
+        // Between its first write and its next one come all the 12 writes of tasks 2 and 3
+        // that had not come before.
+        assert_eq!(next, 12 - first, "seed {seed}: {order:?}");
+    }
+    // A failed compare-and-swap outside a decision drops the task's priority too.
+    let mut c = Core::new(&with(StrategyId::Pos, 3, &[]), 0, Rec::default());
+    c.decide();
+    c.cas_outcome(0, 5, 6, 4, 4, false);
+    let crate::strategy::AnyStrategy::Pos(p) = &c.strategy else {
+        unreachable!()
+    };
+    assert_eq!(p.priority(0).map(|p| p.0), Some(true));
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! strategies'.
 //!
 //! A new strategy is one file implementing [`Strategy`] plus one line in the registry at
-//! the bottom of this file (`7 Name "name" => file::Type,`), which declares its module and
+//! the bottom of this file (`8 Name "name" => file::Type,`), which declares its module and
 //! gives it its configuration-block id and its name.
 
 // The strategies' modules are declared by the registry below (one line each).
@@ -311,4 +311,7 @@ registry! {
     /// AVIO/CTrigger: breakpoints are a triple's first, second and remote access sites
     /// (and the source holding the remote access, if a handler does).
     6 Avio "avio" => avio::Avio,
+    /// POS (Yuan et al. CAV'18, Fray's default): random priorities; the runner's and those of
+    /// the tasks whose next operation conflicts with the one executed are drawn anew.
+    7 Pos "pos" => pos::Pos,
 }
