@@ -804,3 +804,76 @@ fn replay_commands_are_shell_quoted_and_run_as_printed() {
         "{command}\n{text}\n{out:?}"
     );
 }
+
+#[test]
+fn until_failure_counts_the_runs_to_the_first_bug_whatever_the_workers() {
+    let exe = host_exe("rf_fig1");
+    let fw = exe.to_str().unwrap();
+    let mut counts = Vec::new();
+    for j in ["1", "2"] {
+        let dir = tempfile::tempdir().unwrap();
+        // POS alone: one Phase I run, no candidates, the search until the first failure.
+        let out = jostle_in(
+            dir.path(),
+            &[
+                "campaign",
+                fw,
+                "--host",
+                "--until-failure",
+                "--budget",
+                "1000",
+                "-j",
+                j,
+                "--seed",
+                "7",
+                "--phase1-runs",
+                "1",
+                "--max-rounds",
+                "0",
+                "--search",
+                "pos",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(40), "-j {j}: {out:?}");
+        let r = report(&dir.path().join("jostle-report"));
+        assert_eq!(r["stopped"], "failure", "-j {j}");
+        assert_eq!(
+            r["runs"]["phase2"], 0,
+            "-j {j}: no candidates with --max-rounds 0"
+        );
+        let first = r["runs"]["first_failure"].as_u64().expect("first_failure");
+        let made: u64 = ["phase1", "phase2", "search"]
+            .iter()
+            .map(|k| r["runs"][k].as_u64().unwrap())
+            .sum();
+        assert!(first >= 1 && first <= made, "-j {j}: {first} of {made}");
+        assert!(made < 1000, "-j {j}: it stopped before the budget");
+        counts.push(first);
+    }
+    assert_eq!(counts[0], counts[1], "the count does not depend on -j");
+
+    // A correct program: the budget ends it, no first failure, and the search ran each of
+    // the default portfolio's strategies.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = host_exe("correct_counter");
+    let out = jostle_in(
+        dir.path(),
+        &[
+            "campaign",
+            exe.to_str().unwrap(),
+            "--host",
+            "--until-failure",
+            "--budget",
+            "400",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let r = report(&dir.path().join("jostle-report"));
+    assert_eq!(r["stopped"], "budget");
+    assert!(r["runs"]["first_failure"].is_null());
+    assert!(
+        r["runs"]["search"].as_u64().unwrap() >= 150,
+        "{}",
+        r["runs"]
+    );
+}

@@ -57,8 +57,33 @@ pub(crate) struct CampaignArgs {
     /// host port, the run's wall-clock limit).
     #[arg(long, default_value_t = 10.0, value_parser = crate::cli::args::seconds, value_name = "SECS")]
     pub(crate) timeout: f64,
+    /// The search's strategies, taken in turn by blocks of 50 runs, for the rest of a
+    /// budget after the candidates (`random`, `pct` = PCT of depth 3, `pos`; `none`: no
+    /// search).
+    #[arg(long, default_value = "random,pct,pos", value_name = "LIST")]
+    pub(crate) search: String,
+    /// Stop at the first failing run; report.json's `runs.first_failure` counts the runs
+    /// made up to it (with `--max-rounds 0 --search S`: strategy S alone).
+    #[arg(long)]
+    pub(crate) until_failure: bool,
     #[command(flatten)]
     pub(crate) via: Via,
+}
+
+/// `--search`: strategy names, comma-separated, or `none`.
+fn parse_search(text: &str) -> Result<Vec<(jostle_kernel::config::StrategyId, u32)>, JostleError> {
+    if text == "none" {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|name| {
+            jostle_host_tools::engine::campaign::search_strategy(name.trim()).ok_or_else(|| {
+                JostleError::Usage(format!(
+                    "--search {text}: `{name}` is no search strategy (random, pct, pos; or none)"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// `--budget`: a run count, or a duration with a unit (s, m, h).
@@ -161,6 +186,7 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
             "--phase1-runs 0: Phase I is what predicts the candidates and shows the first failures; give at least 1".into(),
         ));
     }
+    let portfolio = parse_search(&args.search)?;
     let shard = match &args.shard {
         Some(s) => parse_shard(s)?,
         None => (0, 1),
@@ -190,6 +216,8 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         firmware_command: firmware_command(&args.firmware, &path, &args.via),
         report_dir: args.report.clone(),
         livelock_bound: args.livelock_bound,
+        portfolio,
+        until_failure: args.until_failure,
     };
     let stop = Arc::new(AtomicBool::new(false));
     on_signals(stop.clone());

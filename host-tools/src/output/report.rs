@@ -85,6 +85,11 @@ pub struct RunCounts {
     /// Search runs per verdict.
     #[serde(default)]
     pub search_verdicts: BTreeMap<String, u64>,
+    /// Runs made up to and including the first failing run, in the campaign's order (Phase
+    /// I, Phase II, search; the same whatever `-j`): a benchmark's "runs to the first bug".
+    /// `None` when no run failed, and in merged reports (shards have no common order).
+    #[serde(default)]
+    pub first_failure: Option<u64>,
 }
 
 impl RunCounts {

@@ -47,8 +47,10 @@ impl Campaign<'_> {
         }
     }
 
-    /// Stopped by Ctrl-C or the budget.
+    /// Stopped by Ctrl-C, the budget, or (`until_failure`) a failing run.
     pub(super) fn halted(&self) -> bool {
-        self.stop.load(Ordering::SeqCst) || self.budget_hit.load(Ordering::SeqCst)
+        self.stop.load(Ordering::SeqCst)
+            || self.budget_hit.load(Ordering::SeqCst)
+            || self.failure_hit.load(Ordering::SeqCst)
     }
 }

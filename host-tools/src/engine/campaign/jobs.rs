@@ -96,7 +96,7 @@ impl Campaign<'_> {
         for part in jobs.chunks(chunk) {
             let complete = self.execute_chunk(part, progress)?;
             self.sync_bugs();
-            if !complete {
+            if !complete || self.failure_hit.load(Ordering::SeqCst) {
                 break;
             }
             if self.last_write.elapsed() >= WRITE_EVERY {

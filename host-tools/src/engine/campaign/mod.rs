@@ -28,13 +28,14 @@ pub use crate::output::progress::Status;
 pub use budget::Budget;
 pub use jobs::BATCH;
 pub use phase2::candidate_seed;
-pub use search::PORTFOLIO;
+pub use search::search_strategy;
 pub use timelines::{Resolve, replay_config, timeline};
 
 use crate::output::report::Report;
 use crate::transport::Transport;
 use jostle_checker::{Options, Prediction};
 use jostle_kernel::Config;
+use jostle_kernel::config::StrategyId;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -69,6 +70,10 @@ pub struct Settings {
     /// Scheduling steps a postponed task may wait in Phase II; `None`: derived from Phase I
     /// (see `livelock_bound_for`).
     pub livelock_bound: Option<u32>,
+    /// The search's strategies, in turn (see [`search_strategy`]).
+    pub portfolio: Vec<(StrategyId, u32)>,
+    /// Stop at the first failing run (benchmarks count the runs to the first bug).
+    pub until_failure: bool,
 }
 
 /// The default livelock bound of Phase II: twice the longest Phase I run (a task postponed
@@ -98,6 +103,8 @@ pub struct Campaign<'r> {
     counts: [AtomicUsize; 4],
     phase: std::sync::Mutex<String>,
     budget_hit: AtomicBool,
+    /// A failing run was recorded under `until_failure`.
+    failure_hit: AtomicBool,
     /// Rounds ended with candidates still untried (`--max-rounds`).
     rounds_hit: bool,
     /// Bugs whose first (full-trace) run under their matching strategy made them real.
@@ -163,6 +170,7 @@ impl<'r> Campaign<'r> {
             counts: Default::default(),
             phase: std::sync::Mutex::new(String::new()),
             budget_hit: AtomicBool::new(false),
+            failure_hit: AtomicBool::new(false),
             rounds_hit: false,
             real_at_first: BTreeSet::new(),
             phase1_events: 0,

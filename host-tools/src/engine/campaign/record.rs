@@ -143,6 +143,13 @@ impl Campaign<'_> {
         };
         let f = &mut self.report.failures[at];
         f.count += 1;
+        if f.is_failure() && self.report.runs.first_failure.is_none() {
+            // Runs are taken in job order, so this count does not depend on -j.
+            self.report.runs.first_failure = Some(self.report.runs.total());
+            if self.settings.until_failure {
+                self.failure_hit.store(true, Ordering::SeqCst);
+            }
+        }
         match (job.work, candidate) {
             (Work::Search, _) => f.search += 1,
             (_, None) => f.phase1 += 1,

@@ -21,6 +21,8 @@ impl Campaign<'_> {
         let result = self.rounds(progress);
         self.report.stopped = if self.stop.load(Ordering::SeqCst) {
             "interrupted"
+        } else if self.failure_hit.load(Ordering::SeqCst) {
+            "failure"
         } else if self.budget_hit.load(Ordering::SeqCst) {
             "budget"
         } else if result.is_err() {

@@ -2,8 +2,8 @@
 //! goes to undirected runs, so that a bug no analysis predicts (an order violation, a deep
 //! interleaving) is still found and reported as a finding with its replay.
 //!
-//! The runs come in blocks of [`BATCH`] consecutive seeds, each block under one strategy of
-//! the [`PORTFOLIO`] in turn, results-only traces. A block's strategy and seeds are functions
+//! The runs come in blocks of [`BATCH`] consecutive seeds, each block under the next strategy
+//! of the portfolio (`Settings::portfolio`, from `--search`), results-only traces. A block's strategy and seeds are functions
 //! of its number and the base seed, never of timing, and shard `I` of `N` takes blocks
 //! `I, I + N, …`: the same runs whatever the number of workers, the same union whatever the
 //! number of shards. A campaign without a budget stops after its candidates, as before.
@@ -15,9 +15,17 @@ use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel};
 use std::sync::atomic::Ordering;
 
-/// The strategies of the search, in the order blocks take them: Random, and PCT with bug
-/// depth 3 (Burckhardt et al., ASPLOS 2010; the SURW paper's PCT-3 baseline).
-pub const PORTFOLIO: &[(StrategyId, u32)] = &[(StrategyId::Random, 0), (StrategyId::Pct, 3)];
+/// The strategies a search may use (they need no target), by name, with PCT's depth: `pct`
+/// is PCT-3 (Burckhardt et al., ASPLOS 2010; the SURW paper's PCT baseline). The
+/// campaign's `--search` lists them (default `random,pct,pos`), and blocks take them in turn.
+pub fn search_strategy(name: &str) -> Option<(StrategyId, u32)> {
+    match name {
+        "random" => Some((StrategyId::Random, 0)),
+        "pct" => Some((StrategyId::Pct, 3)),
+        "pos" => Some((StrategyId::Pos, 0)),
+        _ => None,
+    }
+}
 
 /// Search seeds start this far from the base seed, clear of Phase I's (`seed + i`).
 const SEED_OFFSET: u64 = 1 << 32;
@@ -31,7 +39,7 @@ impl Campaign<'_> {
         &mut self,
         progress: &(dyn Fn(&Status) + Sync),
     ) -> Result<(), JostleError> {
-        if self.settings.budget == Budget::Unlimited {
+        if self.settings.budget == Budget::Unlimited || self.settings.portfolio.is_empty() {
             return Ok(());
         }
         self.set_phase("search");
@@ -57,7 +65,8 @@ impl Campaign<'_> {
     fn search_job(&self, k: u64) -> Job {
         let (index, count) = self.settings.shard;
         let block = k * u64::from(count.max(1)) + u64::from(index);
-        let (strategy, depth) = PORTFOLIO[(k % PORTFOLIO.len() as u64) as usize];
+        let portfolio = &self.settings.portfolio;
+        let (strategy, depth) = portfolio[(k % portfolio.len() as u64) as usize];
         let params = match strategy {
             // PCT's step bound: the longest Phase I run (its guarantee needs k at least the
             // run's length).
