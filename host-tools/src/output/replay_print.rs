@@ -59,13 +59,14 @@ pub fn print_around(
             .unwrap_or_default();
         writeln!(
             out,
-            "{marker}{:>3}  {task:<4}  {:<34}  {site}{code}",
+            "{marker}{:>3}  {task:<4}  {:<34}  {}{code}",
             if is_step(e) {
                 s.to_string()
             } else {
                 "-".into()
             },
-            describe(e, |s| outcome.site_text(s))
+            describe(e, |s| super::short_site(&outcome.site_text(s)).to_owned()),
+            super::short_site(&site)
         )?;
     }
     writeln!(out, "{}", outcome.verdict_line())

@@ -459,7 +459,11 @@ impl Report {
                 b.confirmed,
                 b.harmful,
                 format!("{:.2} [{:.2}, {:.2}]", p, lo, hi),
-                b.sites.join(" ")
+                b.sites
+                    .iter()
+                    .map(|s| super::short_site(s))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )?;
         }
         let (predicted, real, harmful) = (
@@ -507,7 +511,7 @@ impl Report {
                     if f.site.is_empty() {
                         String::new()
                     } else {
-                        format!(" at {}", f.site)
+                        format!(" at {}", super::short_site(&f.site))
                     }
                 )?;
                 writeln!(

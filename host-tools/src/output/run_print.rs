@@ -35,8 +35,9 @@ impl RunOutcome {
             let site = ev.site().map(|s| self.site_text(s)).unwrap_or_default();
             writeln!(
                 out,
-                "{step_col:>5}  {task:<4}  {:<30}  {site}",
-                describe(ev, |s| self.site_text(s))
+                "{step_col:>5}  {task:<4}  {:<30}  {}",
+                describe(ev, |s| super::short_site(&self.site_text(s)).to_owned()),
+                super::short_site(&site)
             )?;
         }
         for log in &self.logs {
