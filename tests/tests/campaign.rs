@@ -656,11 +656,11 @@ fn interrupt_examples_fail_as_described_on_both_ports_and_every_finding_replays(
                 elf(example)
             };
             let fw = fw.to_str().unwrap();
-            let mut args = vec!["campaign", fw, "-j", "2", "--runs-per-candidate", "20"];
-            if host {
-                args.push("--host");
-            }
-            let out = jostle_in(dir.path(), &args);
+            let out = jostle_on(
+                dir.path(),
+                host,
+                &["campaign", fw, "-j", "2", "--runs-per-candidate", "20"],
+            );
             let what = format!("{example} (host port: {host})");
             assert_eq!(
                 out.status.code(),

@@ -9,11 +9,7 @@
 mod common;
 
 use common::*;
-use jostle_host_tools::RunOutcome;
-use jostle_host_tools::transport::hostport;
 use jostle_kernel::{Config, TraceLevel};
-use std::path::Path;
-use std::time::Duration;
 
 fn text(out: &std::process::Output) -> String {
     format!(
@@ -40,12 +36,8 @@ fn heapless_spsc_is_scheduled_at_its_atomics_and_ten_thousand_runs_find_nothing(
         let what = format!("heapless_spsc (host port: {host})");
         // The instrumentation is active: the queue's own loads and stores, inside heapless's
         // source, are steps of the interleaving.
-        let mut args = vec!["run", fw, "--seed", "1"];
-        if host {
-            args.push("--host");
-        }
         let dir = tempfile::tempdir().unwrap();
-        let out = jostle_in(dir.path(), &args);
+        let out = jostle_on(dir.path(), host, &["run", fw, "--seed", "1"]);
         let shown = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out));
         for op in ["atomic-load", "atomic-store"] {
@@ -57,11 +49,11 @@ fn heapless_spsc_is_scheduled_at_its_atomics_and_ten_thousand_runs_find_nothing(
             );
         }
         // The queue is correct: 10,000 runs (candidates, then search) and no failure.
-        let mut args = vec!["campaign", fw, "--budget", "10000", "-j", "2"];
-        if host {
-            args.push("--host");
-        }
-        let out = jostle_in(dir.path(), &args);
+        let out = jostle_on(
+            dir.path(),
+            host,
+            &["campaign", fw, "--budget", "10000", "-j", "2"],
+        );
         assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out));
         let r = report(&dir.path().join("jostle-report"));
         let runs = &r["runs"];
@@ -96,11 +88,7 @@ fn check_then_act_through_critical_section_and_embassy_sync_is_found_and_replays
             let dir = tempfile::tempdir().unwrap();
             let fw = fw.to_str().unwrap();
             let what = format!("{fw} (host port: {host})");
-            let mut args = vec!["campaign", fw, "-j", "2"];
-            if host {
-                args.push("--host");
-            }
-            let out = jostle_in(dir.path(), &args);
+            let out = jostle_on(dir.path(), host, &["campaign", fw, "-j", "2"]);
             assert_eq!(out.status.code(), Some(40), "{what}: {}", text(&out));
             if host {
                 // Their balance is a static Jostle does not reset: the host port noticed and
@@ -122,11 +110,11 @@ fn check_then_act_through_critical_section_and_embassy_sync_is_found_and_replays
             );
             assert!(f["site"].as_str().unwrap().contains(source), "{what}: {f}");
             let id = f["id"].as_str().unwrap();
-            let mut args = vec!["replay", fw, "--report", "jostle-report", "--bug", id];
-            if host {
-                args.push("--host");
-            }
-            let out = jostle_in(dir.path(), &args);
+            let out = jostle_on(
+                dir.path(),
+                host,
+                &["replay", fw, "--report", "jostle-report", "--bug", id],
+            );
             assert!(
                 String::from_utf8_lossy(&out.stdout).contains(&format!("reproduced: panic {id}")),
                 "{what}: {}",
@@ -152,13 +140,8 @@ fn crates_make_the_same_decisions_on_qemu_and_the_host_port() {
         let fw = jostle_host_tools::trace::elf::Firmware::load(&elf_path).expect("firmware");
         for seed in 0..8 {
             let q = run_qemu(&fw, full(seed));
-            let raw = hostport::run(&exe, &full(seed), Duration::from_secs(20)).expect("host");
-            let h = RunOutcome::from_host(full(seed), raw);
-            let what = format!("{} seed {seed}", Path::new(&exe).display());
-            assert!(!q.decisions().is_empty(), "{what}");
-            assert_eq!(q.decisions(), h.decisions(), "{what}");
-            assert_eq!(q.outcome, h.outcome, "{what}");
-            assert_eq!(q.steps, h.steps, "{what}");
+            let h = run_host_exe(&exe, full(seed));
+            assert_same_decisions(&q, &h, &format!("{} seed {seed}", exe.display()));
         }
     }
 }
@@ -188,11 +171,7 @@ fn lock_free_bugs_are_predicted_confirmed_and_replayed_on_both_ports() {
             };
             let fw = fw.to_str().unwrap();
             let what = format!("{example} (host port: {host})");
-            let mut args = vec!["campaign", fw, "-j", "2"];
-            if host {
-                args.push("--host");
-            }
-            let out = jostle_in(dir.path(), &args);
+            let out = jostle_on(dir.path(), host, &["campaign", fw, "-j", "2"]);
             assert_eq!(out.status.code(), Some(40), "{what}: {}", text(&out));
             let r = report(&dir.path().join("jostle-report"));
             let bug = bugs(&r)
@@ -219,11 +198,11 @@ fn lock_free_bugs_are_predicted_confirmed_and_replayed_on_both_ports() {
                 (kind, bug["id"].as_str().unwrap()),
                 ("panic", f[0]["id"].as_str().unwrap()),
             ] {
-                let mut args = vec!["replay", fw, "--report", "jostle-report", "--bug", id];
-                if host {
-                    args.push("--host");
-                }
-                let out = jostle_in(dir.path(), &args);
+                let out = jostle_on(
+                    dir.path(),
+                    host,
+                    &["replay", fw, "--report", "jostle-report", "--bug", id],
+                );
                 assert!(
                     String::from_utf8_lossy(&out.stdout)
                         .contains(&format!("reproduced: {kind} {id}")),

@@ -201,11 +201,7 @@ fn host_port_and_qemu_make_the_same_decisions() {
                 };
                 let q = run_qemu(&fw, c.clone());
                 let h = run_host(bin, c);
-                let at = format!("{bin} {} seed {seed}", strategy.name());
-                assert!(!q.decisions().is_empty(), "{at}");
-                assert_eq!(q.decisions(), h.decisions(), "{at}");
-                assert_eq!(q.outcome, h.outcome, "{at}");
-                assert_eq!(q.steps, h.steps, "{at}");
+                assert_same_decisions(&q, &h, &format!("{bin} {} seed {seed}", strategy.name()));
             }
         }
     }

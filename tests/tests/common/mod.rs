@@ -99,6 +99,25 @@ pub fn rtt_elf(bin: &str) -> PathBuf {
     dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }
 
+/// The same run on QEMU (`q`) and on the host port (`h`) made the same decisions, to the
+/// same outcome, in as many steps (`what` names the run in a failure).
+pub fn assert_same_decisions(q: &RunOutcome, h: &RunOutcome, what: &str) {
+    assert!(!q.decisions().is_empty(), "{what}");
+    assert_eq!(q.decisions(), h.decisions(), "{what}");
+    assert_eq!(q.outcome, h.outcome, "{what}");
+    assert_eq!(q.steps, h.steps, "{what}");
+}
+
+/// `jostle args` run in `dir`, with `--host` added when `host` (the firmware is a host-port
+/// executable).
+pub fn jostle_on(dir: &Path, host: bool, args: &[&str]) -> std::process::Output {
+    let mut args = args.to_vec();
+    if host {
+        args.push("--host");
+    }
+    jostle_in(dir, &args)
+}
+
 /// `jostle args` run in `dir`.
 #[allow(dead_code)]
 pub fn jostle_in(dir: &Path, args: &[&str]) -> std::process::Output {
@@ -145,9 +164,14 @@ pub fn run_qemu(fw: &Firmware, config: Config) -> RunOutcome {
     out
 }
 
-/// One host-port run, parsed.
+/// One host-port run of example `bin`, parsed.
 pub fn run_host(bin: &str, config: Config) -> RunOutcome {
-    let raw = hostport::run(&host_exe(bin), &config, Duration::from_secs(20)).expect("host runs");
+    run_host_exe(&host_exe(bin), config)
+}
+
+/// One run of the host-port executable `exe`, parsed.
+pub fn run_host_exe(exe: &Path, config: Config) -> RunOutcome {
+    let raw = hostport::run(exe, &config, Duration::from_secs(20)).expect("host runs");
     let out = RunOutcome::from_host(config, raw);
     if let Some(e) = &out.error {
         panic!("host stream error: {e}");
