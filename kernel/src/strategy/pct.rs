@@ -26,16 +26,19 @@ pub const DEFAULT_STEPS: u32 = 1000;
 #[derive(Clone, Debug)]
 pub struct Pct {
     /// Priority of each task (`d + rank` for a random rank among the tasks spawned so far;
-    /// below `d` once a change point has lowered it).
-    priority: [u8; MAX_TASKS],
+    /// below `d` once a change point has lowered it; negative once it spun). `i32`, as wide
+    /// as POS's `u32` priorities, so the strategy enum is no larger.
+    priority: [i32; MAX_TASKS],
     /// The lowest initial priority, `d`.
-    base: u8,
+    base: i32,
     /// Tasks ranked so far.
     ranked: u8,
     /// The steps after which a priority change happens, ascending.
     change: crate::fixed::Vec<u32, MAX_DEPTH>,
     /// Change points passed so far.
     passed: u8,
+    /// Spins so far: the next spinner gets priority `-1 - spins`, below every other task.
+    spins: i32,
 }
 
 impl Pct {
@@ -43,9 +46,9 @@ impl Pct {
     pub fn with_depth(d: u32, k: u32, rng: &mut SchedRng) -> Self {
         let d = if d == 0 { DEFAULT_DEPTH } else { d }.clamp(1, MAX_DEPTH as u32 + 1);
         let k = if k == 0 { DEFAULT_STEPS } else { k };
-        let mut priority = [0u8; MAX_TASKS];
+        let mut priority = [0i32; MAX_TASKS];
         // Task 0, the only one so far, has rank 0.
-        priority[0] = d as u8;
+        priority[0] = d as i32;
         let mut change = crate::fixed::Vec::new();
         for _ in 1..d {
             let _ = change.push(1 + rng.below(k));
@@ -60,10 +63,11 @@ impl Pct {
         }
         Pct {
             priority,
-            base: d as u8,
+            base: d as i32,
             ranked: 1,
             change,
             passed: 0,
+            spins: 0,
         }
     }
 }
@@ -85,7 +89,7 @@ impl Pct {
     /// (random insertion, which makes the ranks a uniformly random permutation).
     fn rank(&mut self, child: TaskId, rng: &mut SchedRng) {
         let n = u32::from(self.ranked);
-        let at = self.base + rng.below(n + 1) as u8;
+        let at = self.base + rng.below(n + 1) as i32;
         for p in self.priority.iter_mut() {
             if *p >= at {
                 *p += 1;
@@ -104,7 +108,7 @@ impl Pct {
             }
             self.passed += 1;
             // The i-th change point gives priority d − i: below every initial one.
-            self.priority[t as usize] = (self.change.len() + 1 - self.passed as usize) as u8;
+            self.priority[t as usize] = (self.change.len() + 1 - self.passed as usize) as i32;
         }
     }
 }
@@ -125,18 +129,14 @@ impl Strategy for Pct {
 
     /// A yield or a failed compare-and-swap is a priority change for the spinning task: it
     /// drops below every other (as shuttle's and Coyote's PCT do), or a task spinning on a
-    /// flag would keep the one it waits for from ever running. The tasks it passes move up
-    /// one, so the order stays strict: of two tasks spinning on each other (a producer on a
-    /// full queue, a consumer on an empty one), the one that spun last runs last, and they
-    /// take turns instead of one spinning forever on a tie.
+    /// flag would keep the one it waits for from ever running. Each spinner goes below the
+    /// earlier ones (as in POS), so the order stays strict: of two tasks spinning on each
+    /// other (a producer on a full queue, a consumer on an empty one), the one that spun
+    /// last runs last, and they take turns instead of one spinning forever on a tie. One
+    /// store, not a pass over the task table: a yield is on PCT's every-point path.
     fn spun(&mut self, t: TaskId) {
-        let old = self.priority[t as usize];
-        for p in self.priority.iter_mut() {
-            if *p < old {
-                *p += 1;
-            }
-        }
-        self.priority[t as usize] = 0;
+        self.priority[t as usize] = -1 - self.spins;
+        self.spins = self.spins.saturating_add(1).min(i32::MAX - 1);
     }
 
     /// Up to the next change point: the step numbered `at` must be analyzed.
