@@ -60,11 +60,6 @@ impl<T, const N: usize> Vec<T, N> {
         self.swap(i, last);
         self.pop().expect("not empty")
     }
-
-    /// Whether the vector holds `N` elements.
-    pub fn is_full(&self) -> bool {
-        self.len == N
-    }
 }
 
 impl<T: Clone, const N: usize> Vec<T, N> {
