@@ -192,6 +192,11 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         None => (0, 1),
     };
     let base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
+    // The signals are ours before the lock is taken: a Ctrl-C while the firmware is built
+    // or QEMU is looked for still ends in exit 130 with the lock removed, never in a death
+    // by SIGINT that leaves the lock behind (seen in CI: killed between lock and handler).
+    let stop = Arc::new(AtomicBool::new(false));
+    on_signals(stop.clone());
     // One campaign per report directory (two would overwrite each other's files), taken
     // before the firmware is built; released when the campaign returns.
     let _lock = jostle_host_tools::output::lock::lock(&args.report)?;
@@ -219,8 +224,6 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         portfolio,
         until_failure: args.until_failure,
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    on_signals(stop.clone());
     let progress = Progress::new();
     let mut c = Campaign::new(&*runner, settings, stop.clone());
     let result = c.run(&|s| progress.update(s));
