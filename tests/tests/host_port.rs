@@ -160,3 +160,20 @@ fn a_firmware_whose_statics_outlive_a_run_gets_one_process_per_run() {
         "some seed of the first 8 overdraws"
     );
 }
+
+#[test]
+fn per_run_cells_start_every_run_of_a_process_afresh() {
+    use jostle_host_tools::transport::hostport::HostTransport;
+    let exe = host_test_exe("per_run");
+    let timeout = Duration::from_secs(20);
+    // Each run draws two of the pool's four objects: a pool that kept the last run's
+    // allocations would panic in the second run and exhaust in the third.
+    let batch = hostport::run(&exe, &config(0, 8, &[]), timeout).expect("host runs");
+    let runs = runs_of(&batch.stdout);
+    assert_eq!(runs.len(), 8, "{}", batch.stdout);
+    assert_eq!(batch.exit_code, Some(0), "{}", batch.stdout);
+    assert!(!batch.stdout.contains("panic"), "{}", batch.stdout);
+    // Nor do they make the probe fall back to one process per run.
+    let transport = HostTransport::new(exe, Limits::quiet(timeout));
+    assert!(transport.runs_share_a_process(&config(0, 1, &[])).unwrap());
+}

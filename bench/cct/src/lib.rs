@@ -22,7 +22,6 @@
 pub mod reorder;
 pub mod twostage;
 
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use jostle::*;
 
 /// A Mesa-style condition variable (`pthread_cond_t`), built from a counting [`Signal`] and
@@ -103,10 +102,11 @@ pub fn asan() -> bool {
 /// Allocation hands out each object once (a bump allocator: no address is reused within a
 /// run, so a stale pointer never aliases a newer object). The pool's own bookkeeping is not
 /// instrumented (libc's allocator was not in SURW's runs); the objects' fields are the
-/// subject's own `Shared` arrays, indexed by [`Pool::index`].
+/// subject's own `Shared` arrays, indexed by [`Pool::index`]. The bookkeeping is [`PerRun`]:
+/// every run starts with an empty heap on the host port too.
 pub struct Pool<const N: usize> {
-    next: AtomicUsize,
-    live: [AtomicBool; N],
+    next: PerRun<usize>,
+    live: [PerRun<bool>; N],
 }
 
 impl<const N: usize> Default for Pool<N> {
@@ -119,20 +119,18 @@ impl<const N: usize> Pool<N> {
     /// A pool with nothing allocated.
     pub const fn new() -> Self {
         Pool {
-            next: AtomicUsize::new(0),
-            live: [const { AtomicBool::new(false) }; N],
+            next: PerRun::new(0),
+            live: [const { PerRun::new(false) }; N],
         }
     }
 
     /// `malloc`: a fresh object (panics when the pool is exhausted: a porting error).
     #[track_caller]
     pub fn alloc(&self) -> Ptr {
-        // One task runs at a time and nothing here is a scheduling point: plain loads and
-        // stores suffice (and exist on every Cortex-M profile).
-        let i = self.next.load(Ordering::Relaxed);
+        let i = self.next.get();
         assert!(i < N, "object pool exhausted (a porting error)");
-        self.next.store(i + 1, Ordering::Relaxed);
-        self.live[i].store(true, Ordering::Relaxed);
+        self.next.set(i + 1);
+        self.live[i].set(true);
         i + 1
     }
 
@@ -143,15 +141,14 @@ impl<const N: usize> Pool<N> {
             return;
         }
         let live = &self.live[p - 1];
-        if !live.load(Ordering::Relaxed) {
+        if !live.replace(false) {
             panic!("double free");
         }
-        live.store(false, Ordering::Relaxed);
     }
 
     /// Whether `p` points to an allocated, not yet freed object.
     pub fn is_live(&self, p: Ptr) -> bool {
-        p != NULL && self.live[p - 1].load(Ordering::Relaxed)
+        p != NULL && self.live[p - 1].get()
     }
 
     /// Dereferences `p`: its object's index (for the subject's field arrays). `NULL` panics
@@ -161,7 +158,7 @@ impl<const N: usize> Pool<N> {
         if p == NULL {
             panic!("null deref");
         }
-        if asan() && !self.live[p - 1].load(Ordering::Relaxed) {
+        if asan() && !self.live[p - 1].get() {
             panic!("use after free");
         }
         p - 1

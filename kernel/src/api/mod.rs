@@ -1,10 +1,12 @@
 //! The instrumented primitives firmware under test uses. Every operation is a scheduling
-//! point: the task stops before it, and the strategy decides who goes next.
+//! point: the task stops before it, and the strategy decides who goes next. [`PerRun`] is
+//! the exception: a test's own bookkeeping, reset every run and never an event.
 
 mod atomic;
 pub mod hint;
 mod irq;
 mod mutex;
+mod per_run;
 mod run_cell;
 mod shared;
 mod signal;
@@ -16,6 +18,7 @@ pub use crate::stack::Stack;
 pub use atomic::{AtomicBlock, atomic};
 pub use irq::{disable_interrupts, enable_interrupts, with_priority_mask};
 pub use mutex::{Mutex, MutexGuard};
+pub use per_run::PerRun;
 pub use shared::Shared;
 pub use signal::Signal;
 pub use task::{JoinHandle, arg, arg_or, current_task, frame, spawn, yield_now};

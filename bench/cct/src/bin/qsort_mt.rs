@@ -11,7 +11,6 @@
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use jostle::*;
 use jostle_bench_cct::CondVar;
 
@@ -34,8 +33,8 @@ const TS_TERM: u8 = 2;
 
 // The array (`xmalloc`'d in main): instrumented, or private with `--arg 1`.
 static ELEMS: [Shared<u32>; NELEM] = [const { Shared::new(0) }; NELEM];
-static PRIVATE_ELEMS: [AtomicU32; NELEM] = [const { AtomicU32::new(0) }; NELEM];
-static PRIVATE: AtomicBool = AtomicBool::new(false);
+static PRIVATE_ELEMS: [PerRun<u32>; NELEM] = [const { PerRun::new(0) }; NELEM];
+static PRIVATE: PerRun<bool> = PerRun::new(false);
 
 // The pool (`struct qsort`, one per worker): state, range, mutex, condition variable.
 static ST: [Shared<u8>; THREADS] = [const { Shared::new(TS_IDLE) }; THREADS];
@@ -52,16 +51,16 @@ static MTX_AL: Mutex<()> = Mutex::new(());
 static STACKS: [Stack<4096>; THREADS] = [const { Stack::new() }; THREADS];
 
 fn get(i: usize) -> u32 {
-    if PRIVATE.load(Ordering::Relaxed) {
-        PRIVATE_ELEMS[i].load(Ordering::Relaxed)
+    if PRIVATE.get() {
+        PRIVATE_ELEMS[i].get()
     } else {
         ELEMS[i].read()
     }
 }
 
 fn set(i: usize, v: u32) {
-    if PRIVATE.load(Ordering::Relaxed) {
-        PRIVATE_ELEMS[i].store(v, Ordering::Relaxed);
+    if PRIVATE.get() {
+        PRIVATE_ELEMS[i].set(v);
     } else {
         ELEMS[i].write(v);
     }
@@ -274,7 +273,7 @@ fn qsort_thread<const ME: usize>() {
 }
 
 fn main_task() {
-    PRIVATE.store(arg_or(1, 0) != 0, Ordering::Relaxed);
+    PRIVATE.set(arg_or(1, 0) != 0);
     for (i, v) in INPUT.iter().enumerate() {
         set(i, *v);
     }
