@@ -1,7 +1,9 @@
 //! Phase II per candidate: its breakpoints, the strategy of its kind (or DrFinder as the
 //! fallback for a race), seeds derived from the base seed and the candidate id; run 0 at
 //! full trace (it feeds prediction, in every shard), the rest results-only in batches, a
-//! DrFinder chain whole.
+//! DrFinder chain whole. A round takes every candidate's first run, then every candidate's
+//! next three, then twelve, then the rest (tiers), so one real bug is not found only after
+//! the whole quota of each harmless candidate queued before it.
 
 use super::Campaign;
 use super::jobs::{Job, Work, batches};
@@ -20,7 +22,8 @@ impl Campaign<'_> {
         queue: &[(Candidate, StrategyId)],
     ) -> Result<Vec<Job>, JostleError> {
         let space = self.transport.space();
-        let mut jobs = Vec::new();
+        let mut first_runs = Vec::new();
+        let mut later_runs: [Vec<Job>; TIERS - 1] = Default::default();
         for (place, (candidate, strategy)) in queue.iter().enumerate() {
             let place = place as u64;
             let bug = self.bug_index(candidate);
@@ -63,7 +66,7 @@ impl Campaign<'_> {
                 // confirmation is the happens-before detector's). A chain cannot be split,
                 // so the shard that owns run 0 makes all of it.
                 if owns_first {
-                    jobs.push(Job {
+                    first_runs.push(Job {
                         work: Work::Candidate(bug),
                         index: 0,
                         config: Config {
@@ -81,7 +84,7 @@ impl Campaign<'_> {
             // Run 0 feeds prediction (full trace), in every shard so that all predict the
             // same; the others need only the results.
             if self.settings.runs_per_candidate > 0 {
-                jobs.push(Job {
+                first_runs.push(Job {
                     work: Work::Candidate(bug),
                     index: 0,
                     config: Config {
@@ -94,22 +97,33 @@ impl Campaign<'_> {
                     place,
                 });
             }
-            let rest: Vec<u64> = indices.into_iter().filter(|i| *i != 0).collect();
-            for (i, n) in batches(&rest) {
-                jobs.push(Job {
-                    work: Work::Candidate(bug),
-                    index: i,
-                    config: Config {
-                        seed: first.wrapping_add(i),
-                        trace: TraceLevel::Results,
-                        ..config.clone()
-                    },
-                    chain: n,
-                    tally: true,
-                    place,
-                });
+            for (tier, jobs) in later_runs.iter_mut().enumerate() {
+                let in_tier: Vec<u64> = indices
+                    .iter()
+                    .copied()
+                    .filter(|&i| tier_of(i) == tier + 1)
+                    .collect();
+                for (i, n) in batches(&in_tier) {
+                    jobs.push(Job {
+                        work: Work::Candidate(bug),
+                        index: i,
+                        config: Config {
+                            seed: first.wrapping_add(i),
+                            trace: TraceLevel::Results,
+                            ..config.clone()
+                        },
+                        chain: n,
+                        tally: true,
+                        place,
+                    });
+                }
             }
         }
+        // Every candidate's first run, then every candidate's next few, and so on: a real
+        // bug its strategy makes happen shows in its first runs, so it is not left waiting
+        // behind the whole quota of each harmless candidate queued before it.
+        let mut jobs = first_runs;
+        jobs.extend(later_runs.into_iter().flatten());
         Ok(jobs)
     }
 
@@ -133,6 +147,20 @@ impl Campaign<'_> {
     }
 }
 
+/// Tiers of a candidate's run indices: `0`, `1..4`, `4..16`, `16..` (each four times the
+/// last). Phase II takes tier by tier across the candidates.
+const TIERS: usize = 4;
+
+/// The tier of run index `i`.
+fn tier_of(i: u64) -> usize {
+    match i {
+        0 => 0,
+        1..4 => 1,
+        4..16 => 2,
+        _ => 3,
+    }
+}
+
 /// The first seed of a candidate's runs under `strategy`: the base seed mixed with the
 /// candidate id (so candidates do not share schedules) and the strategy.
 pub fn candidate_seed(base: u64, id: &str, strategy: StrategyId) -> u64 {
@@ -142,4 +170,21 @@ pub fn candidate_seed(base: u64, id: &str, strategy: StrategyId) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiers_cover_the_run_indices_in_order_each_four_times_the_last() {
+        let tiers: Vec<usize> = (0..100).map(tier_of).collect();
+        assert!(
+            tiers.windows(2).all(|w| w[0] <= w[1]),
+            "tiers never go back"
+        );
+        let size = |t| tiers.iter().filter(|&&x| x == t).count();
+        assert_eq!([size(0), size(1), size(2)], [1, 3, 12]);
+        assert_eq!(tier_of(u64::MAX), TIERS - 1);
+    }
 }
