@@ -86,6 +86,9 @@ impl Campaign<'_> {
         mut jobs: Vec<Job>,
         progress: &(dyn Fn(&Status) + Sync),
     ) -> Result<(), JostleError> {
+        if self.halted() {
+            return Ok(());
+        }
         self.wave += 1;
         self.fit_budget(&mut jobs);
         let total: u64 = jobs.iter().map(|j| u64::from(j.chain)).sum();

@@ -1,5 +1,7 @@
 //! Phase I: Random runs at full trace, in batches of consecutive seeds. Every shard runs
-//! all of it, so the shards predict the same candidates.
+//! all of it, so the shards predict the same candidates. It comes in two parts: run 0
+//! alone, whose trace gives the first candidates at once, and the rest after the first
+//! tier of round 1 (see `rounds`).
 
 use super::jobs::{Job, Work, batches};
 use super::{Campaign, Status};
@@ -9,14 +11,18 @@ use jostle_kernel::{Config, TraceLevel};
 use std::time::Instant;
 
 impl Campaign<'_> {
-    /// Runs Phase I (its runs feed prediction as they are taken).
+    /// Runs Phase I's runs `runs` (they feed prediction as they are taken).
     pub(super) fn phase1(
         &mut self,
+        runs: std::ops::Range<u64>,
         progress: &(dyn Fn(&Status) + Sync),
     ) -> Result<(), JostleError> {
+        if runs.is_empty() {
+            return Ok(());
+        }
         self.set_phase("phase I");
         // Every shard runs all of Phase I: the shards then predict the same candidates.
-        let indices: Vec<u64> = (0..u64::from(self.settings.phase1_runs)).collect();
+        let indices: Vec<u64> = runs.collect();
         let jobs: Vec<Job> = batches(&indices)
             .into_iter()
             .map(|(i, n)| Job {
@@ -35,7 +41,7 @@ impl Campaign<'_> {
             .collect();
         let phase1 = Instant::now();
         self.execute(jobs, progress)?;
-        self.phase1_seconds = phase1.elapsed().as_secs_f64();
+        self.phase1_seconds += phase1.elapsed().as_secs_f64();
         Ok(())
     }
 }

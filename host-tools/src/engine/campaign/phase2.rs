@@ -15,12 +15,13 @@ use jostle_kernel::{Config, TraceLevel};
 use std::collections::BTreeSet;
 
 impl Campaign<'_> {
-    /// The jobs of `queue`'s candidates. A candidate that cannot be targeted is marked
+    /// The jobs of `queue`'s candidates: every candidate's first run (and DrFinder chains),
+    /// then the later runs, tier by tier. A candidate that cannot be targeted is marked
     /// skipped in the report; the others still run.
     pub(super) fn phase2_jobs(
         &mut self,
         queue: &[(Candidate, StrategyId)],
-    ) -> Result<Vec<Job>, JostleError> {
+    ) -> Result<(Vec<Job>, Vec<Job>), JostleError> {
         let space = self.transport.space();
         let mut first_runs = Vec::new();
         let mut later_runs: [Vec<Job>; TIERS - 1] = Default::default();
@@ -122,9 +123,7 @@ impl Campaign<'_> {
         // Every candidate's first run, then every candidate's next few, and so on: a real
         // bug its strategy makes happen shows in its first runs, so it is not left waiting
         // behind the whole quota of each harmless candidate queued before it.
-        let mut jobs = first_runs;
-        jobs.extend(later_runs.into_iter().flatten());
-        Ok(jobs)
+        Ok((first_runs, later_runs.into_iter().flatten().collect()))
     }
 
     /// The races to try with DrFinder: those whose first RaceFuzzer run did not make them

@@ -1,6 +1,7 @@
-//! The loop: Phase I, then rounds of Phase II (each candidate with the strategy of its
-//! kind, then DrFinder for the races that stayed unconfirmed), then search for the rest of
-//! a budget, then the timelines; and why the campaign stopped.
+//! The loop: Phase I's first run, then rounds of Phase II (each candidate with the
+//! strategy of its kind, then DrFinder for the races that stayed unconfirmed; the rest of
+//! Phase I after round 1's first runs), then search for the rest of a budget, then the
+//! timelines; and why the campaign stopped.
 
 use super::{Campaign, Status};
 use crate::engine::targeting::strategy_for;
@@ -43,33 +44,50 @@ impl Campaign<'_> {
     }
 
     fn rounds(&mut self, progress: &(dyn Fn(&Status) + Sync)) -> Result<(), JostleError> {
-        self.phase1(progress)?;
+        // Phase I's first run alone: its trace gives the first candidates, whose first runs
+        // come before the rest of Phase I (a bug predicted from one run is tried at once).
+        let phase1_runs = u64::from(self.settings.phase1_runs);
+        self.phase1(0..1.min(phase1_runs), progress)?;
+        let mut phase1_rest = 1.min(phase1_runs)..phase1_runs;
         self.settings.base.livelock_bound = self.settings.livelock_bound.unwrap_or_else(|| {
             super::livelock_bound_for(self.phase1_max_steps, self.settings.base.step_limit)
         });
         self.report.settings.livelock_bound = self.settings.base.livelock_bound;
         let mut exhausted = false;
-        for round in 1..=self.settings.max_rounds {
-            if self.halted() {
-                break;
-            }
-            self.set_phase(&format!("phase II round {round}"));
+        let mut round = 1;
+        while round <= self.settings.max_rounds && !self.halted() {
             // Each candidate with the strategy of its kind.
             let queue = self.untried(|c| Some(strategy_for(c.kind)));
-            if queue.is_empty() {
+            if queue.is_empty() && phase1_rest.is_empty() {
                 exhausted = true;
                 break;
             }
-            let jobs = self.phase2_jobs(&queue)?;
-            self.execute(jobs, progress)?;
+            self.set_phase(&format!("phase II round {round}"));
+            let (first_runs, later_runs) = self.phase2_jobs(&queue)?;
+            self.execute(first_runs, progress)?;
+            if !phase1_rest.is_empty() && !self.halted() {
+                self.phase1(std::mem::replace(&mut phase1_rest, 0..0), progress)?;
+                if queue.is_empty() {
+                    // Run 0 predicted nothing: round 1 starts from the whole of Phase I.
+                    continue;
+                }
+            }
+            self.set_phase(&format!("phase II round {round}"));
+            self.execute(later_runs, progress)?;
             // DrFinder for the races whose first RaceFuzzer run did not make them real, when
             // may-trigger relations exist (a race hidden behind a lock hand-off).
             if self.halted() {
                 break;
             }
             let fallback = self.drfinder_fallback();
-            let jobs = self.phase2_jobs(&fallback)?;
-            self.execute(jobs, progress)?;
+            let (first_runs, later_runs) = self.phase2_jobs(&fallback)?;
+            self.execute(first_runs, progress)?;
+            self.execute(later_runs, progress)?;
+            round += 1;
+        }
+        // Without rounds (--max-rounds 0), Phase I still makes all its runs.
+        if !self.halted() {
+            self.phase1(phase1_rest, progress)?;
         }
         if !exhausted && !self.halted() && self.has_untried() {
             self.rounds_hit = true;
