@@ -14,12 +14,20 @@
 //! task holds none, up to its release) is treated as an atomic block whose site is that
 //! acquire's site. The heuristic gives false warnings (§5.4); so does the pattern itself
 //! when a gate lock serialises the blocks (Figure 3): both are for the active phase to refute.
+//!
+//! Atomizer's reduction (§1: a block is atomic when all its acquires come before all its
+//! releases) also breaks when a block acquires a lock after releasing *another*: a block that
+//! takes two locks in turn. Inside a block, such an acquire is a candidate whose `lock` is the
+//! lock released (another task taking it in between sees the block half done). With the
+//! heuristic, two consecutive outermost critical sections of a task that touch a common
+//! location (one of the accesses a write: the second stage works on the first's result) form
+//! such a block, when another task acquires the first section's lock somewhere in the trace.
 
 use serde::{Deserialize, Serialize};
 
 use jostle_kernel::event::Event;
 
-use crate::hash::FxHashSet;
+use crate::hash::{FxHashMap, FxHashSet};
 use crate::locks::{LockChange, LockState};
 
 /// One atomicity candidate: `task`, inside the block at `block`, re-acquired `lock` at
@@ -54,6 +62,25 @@ struct Block {
     acquired: Vec<(u32, u32, u64)>,
 }
 
+/// An outermost critical section of a task, for the two-sections heuristic.
+#[derive(Clone, Debug, Default)]
+struct Section {
+    /// Lock index of its outermost acquire.
+    lock: u32,
+    /// Site and event of that acquire.
+    site: u32,
+    event: u64,
+    /// Locations accessed in it, and whether some access wrote.
+    touched: FxHashMap<u32, bool>,
+}
+
+/// Per task: its last finished outermost critical section, and the one it is in.
+#[derive(Clone, Debug, Default)]
+struct Sections {
+    last: Option<Section>,
+    open: Option<Section>,
+}
+
 /// The atomicity candidates of `trace`, one per distinct (block, lock, first acquire,
 /// re-acquire) (the first occurrence), in trace order.
 pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandidate> {
@@ -63,6 +90,10 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
     let mut blocks: Vec<Vec<Block>> = vec![Vec::new(); 256];
     let mut seen = FxHashSet::default();
     let mut out = Vec::new();
+    let mut sections: Vec<Sections> = vec![Sections::default(); 256];
+    // Two sections in turn, kept when another task acquires the first one's lock.
+    let mut in_turn: Vec<AtomicityCandidate> = Vec::new();
+    let mut acquirers: FxHashSet<(u32, u8)> = FxHashSet::default();
 
     for (i, ev) in trace.iter().enumerate() {
         let idx = i as u64;
@@ -90,28 +121,47 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                     continue; // re-entry
                 };
                 let site = ev.site().unwrap_or(0);
+                acquirers.insert((li, t));
+                let held = &locks.task(t).held;
                 let stack = &mut blocks[t as usize];
-                // Lines 13–19.
+                // Lines 13–19; an acquire after the block released another lock breaks it
+                // too (the released lock is the one another task may take in between).
                 for b in stack.iter_mut() {
-                    match b.acquired.iter().find(|a| a.0 == li) {
-                        Some(&(_, first_site, first_event)) => {
-                            let (lock, class) = locks.lock(li);
-                            let key = (b.site, lock, first_site, site);
-                            if seen.insert(key) {
-                                out.push(AtomicityCandidate {
-                                    block: b.site,
-                                    heuristic: b.lock.is_some(),
-                                    task: t,
-                                    lock,
-                                    class,
-                                    first_acquire: first_site,
-                                    reacquire: site,
-                                    events: [b.event, first_event, idx],
-                                });
-                            }
+                    let broken = match b.acquired.iter().find(|a| a.0 == li) {
+                        Some(&first) => Some(first),
+                        None => {
+                            let released =
+                                b.acquired.iter().find(|a| !held.iter().any(|h| h.0 == a.0));
+                            let released = released.copied();
+                            b.acquired.push((li, site, idx));
+                            released
                         }
-                        None => b.acquired.push((li, site, idx)),
+                    };
+                    if let Some((lj, first_site, first_event)) = broken {
+                        let (lock, class) = locks.lock(lj);
+                        let key = (b.site, lock, first_site, site);
+                        if seen.insert(key) {
+                            out.push(AtomicityCandidate {
+                                block: b.site,
+                                heuristic: b.lock.is_some(),
+                                task: t,
+                                lock,
+                                class,
+                                first_acquire: first_site,
+                                reacquire: site,
+                                events: [b.event, first_event, idx],
+                            });
+                        }
                     }
+                }
+                if heuristic && was_free {
+                    let s = &mut sections[t as usize];
+                    s.open = Some(Section {
+                        lock: li,
+                        site,
+                        event: idx,
+                        touched: FxHashMap::default(),
+                    });
                 }
                 if heuristic && was_free {
                     stack.push(Block {
@@ -128,10 +178,52 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                     if let Some(p) = stack.iter().rposition(|b| b.lock == Some(li)) {
                         stack.truncate(p);
                     }
+                    if locks.task(t).held.is_empty() {
+                        let s = &mut sections[t as usize];
+                        if let (Some(first), Some(second)) = (&s.last, &s.open)
+                            && shares_a_write(first, second)
+                        {
+                            let (lock, class) = locks.lock(first.lock);
+                            in_turn.push(AtomicityCandidate {
+                                block: first.site,
+                                heuristic: true,
+                                task: t,
+                                lock,
+                                class,
+                                first_acquire: first.site,
+                                reacquire: second.site,
+                                events: [first.event, first.event, second.event],
+                            });
+                        }
+                        if s.open.is_some() {
+                            s.last = s.open.take();
+                        }
+                    }
                 }
             }
-            _ => {}
+            _ => {
+                if let Some((a, _, t, write, _)) = crate::mixed::access(ev)
+                    && let Some(open) = &mut sections[t as usize].open
+                {
+                    *open.touched.entry(a).or_default() |= write;
+                }
+            }
+        }
+    }
+    for c in in_turn {
+        let taken_by_another = |&(li, u): &(u32, u8)| u != c.task && locks.lock(li).0 == c.lock;
+        let key = (c.block, c.lock, c.first_acquire, c.reacquire);
+        if acquirers.iter().any(taken_by_another) && seen.insert(key) {
+            out.push(c);
         }
     }
     out
+}
+
+/// Do two critical sections touch a common location, one of the accesses a write?
+fn shares_a_write(first: &Section, second: &Section) -> bool {
+    first
+        .touched
+        .iter()
+        .any(|(a, &w1)| second.touched.get(a).is_some_and(|&w2| w1 || w2))
 }

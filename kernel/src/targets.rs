@@ -141,6 +141,12 @@ pub struct TaskFacts {
     pub held_sites: Small,
     /// Sites of the open instrumented frames, innermost last (DrFinder's call stack).
     pub frames: Small,
+    /// A heuristic block (no `AtomicEnter` open), for a targeted block site that is a lock
+    /// acquire: 0, none; 1, opened by an outermost acquire at that site, until the task's
+    /// next outermost critical section; 2, in that next section (the block ends with it).
+    /// The checker's Atomizer heuristic predicts such blocks (an outermost critical
+    /// section, or two in turn); `acquired` tracks their locks as an annotated block's.
+    pub sections: u8,
 }
 
 /// Tracks [`TaskFacts`] for every task, from the operations as they execute, and the first
@@ -223,14 +229,16 @@ impl Tracker {
             .filter(move |(u, pending)| targets.is_second(self.first(*u), pending))
             .map(|(u, pending)| (u, self.first(u), pending))
     }
-    /// Records that `t` executed `op` (CalFuzzer's *analyze* hook for lock and block state).
-    pub fn after(&mut self, t: TaskId, op: &Op) {
+    /// Records that `t` executed `op` (CalFuzzer's *analyze* hook for lock and block state);
+    /// `targets` says which acquire sites open heuristic blocks.
+    pub fn after(&mut self, t: TaskId, op: &Op, targets: &Targets) {
         let f = &mut self.tasks[t as usize];
         match *op {
             Op::AtomicEnter { s } => {
                 if f.depth == 0 {
                     f.block = s;
                     f.acquired.clear();
+                    f.sections = 0;
                 }
                 f.depth = f.depth.saturating_add(1);
             }
@@ -242,7 +250,18 @@ impl Tracker {
                 }
             }
             Op::Acquire { s, l, .. } => {
-                if f.depth > 0 {
+                if f.depth == 0 && f.held.as_slice().is_empty() && targets.atomicity {
+                    match f.sections {
+                        0 if targets.has(s, role::BLOCK) => {
+                            f.sections = 1;
+                            f.block = s;
+                            f.acquired.clear();
+                        }
+                        1 => f.sections = 2,
+                        _ => {}
+                    }
+                }
+                if f.depth > 0 || f.sections > 0 {
                     // Algorithm 2, line 19.
                     f.acquired.insert(l);
                 }
@@ -253,6 +272,10 @@ impl Tracker {
                 if let Some(i) = f.held.as_slice().iter().rposition(|h| *h == l) {
                     f.held.remove_at(i);
                     f.held_sites.remove_at(i);
+                }
+                if f.sections == 2 && f.held.as_slice().is_empty() {
+                    f.sections = 0;
+                    f.acquired.clear();
                 }
             }
             Op::FrameEnter { s } => f.frames.push(s),
@@ -271,6 +294,18 @@ impl Tracker {
     pub fn is_reacquire(&self, t: TaskId, op: &Op) -> bool {
         let f = &self.tasks[t as usize];
         matches!(*op, Op::Acquire { l, .. } if f.depth > 0 && f.acquired.contains(l))
+    }
+
+    /// Is `op` by `t` an acquire, inside a block (annotated or heuristic), after the block
+    /// released a lock it acquired? Atomizer's reduction (atomfuzzer-fse08 §1: a block is
+    /// atomic when its acquires all come before its releases) fails there: another task may
+    /// take the released lock in between. This includes the re-acquire of the same lock
+    /// ([`Tracker::is_reacquire`]) and a block that takes two locks in turn.
+    pub fn breaks_block(&self, t: TaskId, op: &Op) -> bool {
+        let f = &self.tasks[t as usize];
+        matches!(*op, Op::Acquire { .. })
+            && (f.depth > 0 || f.sections > 0)
+            && f.acquired.as_slice().iter().any(|l| !f.held.contains(*l))
     }
 }
 
@@ -477,18 +512,22 @@ impl Targets {
             && let Op::Acquire { s, l, .. } = *op
         {
             // atomfuzzer-fse08 Algorithm 2, lines 25–27: another task acquires L while a
-            // task is stopped before re-acquiring L inside its atomic block.
+            // task is stopped before re-acquiring L inside its atomic block. A targeted
+            // block also breaks when it is stopped before any acquire after releasing L
+            // (two locks in turn: `Tracker::breaks_block`).
             for (p, slot) in slots.iter().enumerate() {
                 let p = p as TaskId;
                 let Some(pending) = slot.pending() else {
                     continue;
                 };
                 let facts = &tracker.tasks[p as usize];
-                if p != t
-                    && matches!(*pending, Op::Acquire { l: l2, .. } if l2 == l)
-                    && tracker.is_reacquire(p, pending)
-                    && self.is_atomicity_target(facts, pending)
-                {
+                let reacquire = matches!(*pending, Op::Acquire { l: l2, .. } if l2 == l)
+                    && tracker.is_reacquire(p, pending);
+                let in_turn = self.atomicity
+                    && tracker.breaks_block(p, pending)
+                    && facts.acquired.contains(l)
+                    && !facts.held.contains(l);
+                if p != t && (reacquire || in_turn) && self.is_atomicity_target(facts, pending) {
                     emit(Event::AtomicityViolation {
                         t: p,
                         block: facts.block,

@@ -77,6 +77,11 @@ fn every_example_gives_exactly_its_known_bugs_and_each_replays() {
         ),
         ("af_fig3", &[], &["atomicity"]),
         (
+            "two_stage",
+            &[("atomicity", "harmful", "two_stage.rs:26:")],
+            &[],
+        ),
+        (
             "abba_deadlock",
             &[("deadlock", "harmful", "abba_deadlock.rs:")],
             &[],
@@ -916,4 +921,34 @@ fn a_harmful_candidate_is_tried_before_the_quota_of_the_harmless_ones_queued_bef
         first <= 1 + candidates,
         "first failure at run {first}: Phase I's first run and each candidate's first run at most"
     );
+}
+
+#[test]
+fn a_block_taking_two_locks_in_turn_is_predicted_and_atomfuzzer_makes_it_fail() {
+    // two_stage: every access locked, no race; the sampler's two stages (RAW_LOCK, then
+    // SCALED_LOCK) are the block. Without annotation the Atomizer heuristic pairs the two
+    // sections (a common location, written in the first); with `--arg 1` they are an
+    // `atomic` block. Either way AtomFuzzer pauses the sampler before its second acquire
+    // and the reporter's assertion fails.
+    let exe = host_exe("two_stage");
+    for (arg, analysis) in [("0", "AtomizerHeuristic"), ("1", "AtomicityPattern")] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = jostle_in(
+            dir.path(),
+            &["campaign", exe.to_str().unwrap(), "--host", "--arg", arg],
+        );
+        assert_eq!(out.status.code(), Some(40), "--arg {arg}: {out:?}");
+        let r = report(&dir.path().join("jostle-report"));
+        let atomicity: Vec<&Value> = bugs(&r)
+            .iter()
+            .filter(|b| b["kind"] == "atomicity")
+            .collect();
+        assert_eq!(atomicity.len(), 1, "--arg {arg}: {r:#}");
+        let b = atomicity[0];
+        assert_eq!(b["status"], "harmful", "--arg {arg}: {b:#}");
+        assert_eq!(b["predicted_by"][0], analysis, "--arg {arg}: {b:#}");
+        assert_eq!(b["attempts"][0]["strategy"], "atom", "--arg {arg}: {b:#}");
+        let harmful = b["attempts"][0]["harmful"].as_u64().unwrap();
+        assert!(harmful >= 5, "--arg {arg}: {harmful} harmful runs of 50");
+    }
 }

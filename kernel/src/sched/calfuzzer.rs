@@ -185,7 +185,7 @@ impl<K: Sink> Core<K> {
             self.strategy.spun(t);
         }
         if self.tracking {
-            self.tracker.after(t, &op);
+            self.tracker.after(t, &op, &self.targets);
             self.tracker.after_access(t, &op, &self.targets);
         }
         if self.analyzing {

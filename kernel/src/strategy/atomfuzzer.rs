@@ -40,8 +40,11 @@ impl Strategy for AtomFuzzer {
     }
 
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
-        // Lines 13–17: an acquire inside an atomic block of a lock already acquired there.
-        if view.tracker.is_reacquire(t, op)
+        // Lines 13–17: an acquire inside an atomic block of a lock already acquired there;
+        // for a targeted block, any acquire after it released a lock (two locks in turn,
+        // Atomizer's reduction: `Tracker::breaks_block`).
+        if (view.tracker.is_reacquire(t, op)
+            || (view.targets.atomicity && view.tracker.breaks_block(t, op)))
             && view
                 .targets
                 .is_atomicity_target(&view.tracker.tasks[t as usize], op)

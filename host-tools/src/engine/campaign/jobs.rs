@@ -47,7 +47,7 @@ pub(super) enum Work {
     PhaseOne,
     /// Undirected search after the candidates (a portfolio of strategies).
     Search,
-    /// Phase II of the bug at this index in the report.
+    /// Phase II of the bug with this handle (`Campaign::bug_handle`).
     Candidate(usize),
 }
 

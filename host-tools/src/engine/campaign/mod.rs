@@ -107,9 +107,11 @@ pub struct Campaign<'r> {
     failure_hit: AtomicBool,
     /// Rounds ended with candidates still untried (`--max-rounds`).
     rounds_hit: bool,
-    /// Bugs whose first (full-trace) run under their matching strategy made them real.
+    /// Bugs (by handle) whose first (full-trace) run under their matching strategy made them real.
     /// Every shard makes that run, so decisions taken on it are the same in every shard.
     real_at_first: BTreeSet<usize>,
+    /// The bug ids jobs name by handle (`Work::Candidate`), in the order first queued.
+    handles: Vec<String>,
     phase1_events: u64,
     phase1_seconds: f64,
     /// Waves of jobs executed so far (orders failures' first runs).
@@ -173,6 +175,7 @@ impl<'r> Campaign<'r> {
             failure_hit: AtomicBool::new(false),
             rounds_hit: false,
             real_at_first: BTreeSet::new(),
+            handles: Vec::new(),
             phase1_events: 0,
             phase1_seconds: 0.0,
             wave: 0,

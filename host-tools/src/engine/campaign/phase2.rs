@@ -27,7 +27,7 @@ impl Campaign<'_> {
         let mut later_runs: [Vec<Job>; TIERS - 1] = Default::default();
         for (place, (candidate, strategy)) in queue.iter().enumerate() {
             let place = place as u64;
-            let bug = self.bug_index(candidate);
+            let bug = self.bug_handle(candidate);
             let breakpoints =
                 candidate_breakpoints(candidate, &self.prediction, *strategy, &space, true)
                     .and_then(|mut bps| {
@@ -49,7 +49,8 @@ impl Campaign<'_> {
                 Ok(bps) => bps,
                 Err(e) => {
                     // This candidate cannot be targeted; the others still are.
-                    self.report.bugs[bug].skipped =
+                    let at = self.bug_at(bug);
+                    self.report.bugs[at].skipped =
                         Some(format!("{}: {e}", strategy_name(*strategy)));
                     continue;
                 }
@@ -131,13 +132,17 @@ impl Campaign<'_> {
     /// makes, so that shards try the same chains.
     pub(super) fn drfinder_fallback(&mut self) -> Vec<(Candidate, StrategyId)> {
         let has_relations = !self.prediction.relations.is_empty();
+        let real: BTreeSet<&String> = self
+            .real_at_first
+            .iter()
+            .map(|&h| &self.handles[h])
+            .collect();
         let unconfirmed: BTreeSet<String> = self
             .report
             .bugs
             .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.real_at_first.contains(i))
-            .map(|(_, b)| b.id.clone())
+            .filter(|b| !real.contains(&b.id))
+            .map(|b| b.id.clone())
             .collect();
         self.untried(|c| {
             (has_relations && c.kind == CandidateKind::Race && unconfirmed.contains(&c.id))

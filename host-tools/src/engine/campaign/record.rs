@@ -34,13 +34,16 @@ impl Campaign<'_> {
                 self.record_failure(job, index, outcome);
                 return;
             }
-            Work::Candidate(bug) => bug,
+            Work::Candidate(handle) => handle,
         };
+        let handle = bug;
+        // The report keeps its bugs sorted, so a bug's place moves as candidates arrive.
+        let bug = self.bug_at(handle);
         if outcome.config.trace == TraceLevel::Full {
             self.feed(outcome);
         }
         if index == 0 && outcome.config.strategy != StrategyId::DrFinder && outcome.confirmed() {
-            self.real_at_first.insert(bug);
+            self.real_at_first.insert(handle);
         }
         if !job.tally {
             return;
@@ -119,7 +122,7 @@ impl Campaign<'_> {
         let id = sig.id();
         let order = [self.wave, job.place, index];
         let candidate = match job.work {
-            Work::Candidate(b) => Some(self.report.bugs[b].id.clone()),
+            Work::Candidate(h) => Some(self.handles[h].clone()),
             Work::PhaseOne | Work::Search => None,
         };
         let followed = candidate.clone().filter(|_| outcome.harmful());
@@ -160,14 +163,27 @@ impl Campaign<'_> {
         }
     }
 
-    /// The report's bug of `candidate` (added when new).
-    pub(super) fn bug_index(&mut self, candidate: &Candidate) -> usize {
+    /// A stable handle on `candidate`'s bug for jobs (its place in the report moves: the
+    /// report keeps its bugs sorted while new candidates arrive); added when new.
+    pub(super) fn bug_handle(&mut self, candidate: &Candidate) -> usize {
         self.sync_bugs();
+        match self.handles.iter().position(|id| *id == candidate.id) {
+            Some(h) => h,
+            None => {
+                self.handles.push(candidate.id.clone());
+                self.handles.len() - 1
+            }
+        }
+    }
+
+    /// The report's place now of the bug with handle `handle`.
+    pub(super) fn bug_at(&self, handle: usize) -> usize {
+        let id = &self.handles[handle];
         self.report
             .bugs
             .iter()
-            .position(|b| b.id == candidate.id)
-            .expect("synced")
+            .position(|b| b.id == *id)
+            .expect("every handle's bug is in the report")
     }
 
     /// Adds the prediction's new candidates to the report and refreshes what the prediction
