@@ -93,6 +93,8 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
     let mut sections: Vec<Sections> = vec![Sections::default(); 256];
     // Two sections in turn, kept when another task acquires the first one's lock.
     let mut in_turn: Vec<AtomicityCandidate> = Vec::new();
+    let mut in_turn_seen = FxHashSet::default();
+    // (lock identity, task) of every acquire.
     let mut acquirers: FxHashSet<(u32, u8)> = FxHashSet::default();
 
     for (i, ev) in trace.iter().enumerate() {
@@ -121,22 +123,19 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                     continue; // re-entry
                 };
                 let site = ev.site().unwrap_or(0);
-                acquirers.insert((li, t));
+                acquirers.insert((locks.lock(li).0, t));
                 let held = &locks.task(t).held;
                 let stack = &mut blocks[t as usize];
                 // Lines 13–19; an acquire after the block released another lock breaks it
                 // too (the released lock is the one another task may take in between).
                 for b in stack.iter_mut() {
-                    let broken = match b.acquired.iter().find(|a| a.0 == li) {
-                        Some(&first) => Some(first),
-                        None => {
-                            let released =
-                                b.acquired.iter().find(|a| !held.iter().any(|h| h.0 == a.0));
-                            let released = released.copied();
-                            b.acquired.push((li, site, idx));
-                            released
-                        }
-                    };
+                    let again = b.acquired.iter().copied().find(|a| a.0 == li);
+                    let is_held = |a: &(u32, u32, u64)| held.iter().any(|h| h.0 == a.0);
+                    let released = || b.acquired.iter().copied().find(|a| !is_held(a));
+                    let broken = again.or_else(released);
+                    if again.is_none() {
+                        b.acquired.push((li, site, idx));
+                    }
                     if let Some((lj, first_site, first_event)) = broken {
                         let (lock, class) = locks.lock(lj);
                         let key = (b.site, lock, first_site, site);
@@ -155,15 +154,12 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                     }
                 }
                 if heuristic && was_free {
-                    let s = &mut sections[t as usize];
-                    s.open = Some(Section {
+                    sections[t as usize].open = Some(Section {
                         lock: li,
                         site,
                         event: idx,
                         touched: FxHashMap::default(),
                     });
-                }
-                if heuristic && was_free {
                     stack.push(Block {
                         site,
                         event: idx,
@@ -180,8 +176,10 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                     }
                     if locks.task(t).held.is_empty() {
                         let s = &mut sections[t as usize];
+                        // A loop repeats its pairs: each task's first one stands.
                         if let (Some(first), Some(second)) = (&s.last, &s.open)
                             && shares_a_write(first, second)
+                            && in_turn_seen.insert((first.site, second.site, first.lock, t))
                         {
                             let (lock, class) = locks.lock(first.lock);
                             in_turn.push(AtomicityCandidate {
@@ -195,8 +193,8 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                                 events: [first.event, first.event, second.event],
                             });
                         }
-                        if s.open.is_some() {
-                            s.last = s.open.take();
+                        if let Some(done) = s.open.take() {
+                            s.last = Some(done);
                         }
                     }
                 }
@@ -211,7 +209,7 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
         }
     }
     for c in in_turn {
-        let taken_by_another = |&(li, u): &(u32, u8)| u != c.task && locks.lock(li).0 == c.lock;
+        let taken_by_another = |&(lock, u): &(u32, u8)| u != c.task && lock == c.lock;
         let key = (c.block, c.lock, c.first_acquire, c.reacquire);
         if acquirers.iter().any(taken_by_another) && seen.insert(key) {
             out.push(c);

@@ -304,8 +304,16 @@ impl Tracker {
     pub fn breaks_block(&self, t: TaskId, op: &Op) -> bool {
         let f = &self.tasks[t as usize];
         matches!(*op, Op::Acquire { .. })
-            && (f.depth > 0 || f.sections > 0)
-            && f.acquired.as_slice().iter().any(|l| !f.held.contains(*l))
+            && f.acquired
+                .as_slice()
+                .iter()
+                .any(|&l| self.released_in_block(t, l))
+    }
+
+    /// Did `t`'s open block (annotated or heuristic) acquire `l` and release it since?
+    pub fn released_in_block(&self, t: TaskId, l: u32) -> bool {
+        let f = &self.tasks[t as usize];
+        (f.depth > 0 || f.sections > 0) && f.acquired.contains(l) && !f.held.contains(l)
     }
 }
 
@@ -524,9 +532,8 @@ impl Targets {
                 let reacquire = matches!(*pending, Op::Acquire { l: l2, .. } if l2 == l)
                     && tracker.is_reacquire(p, pending);
                 let in_turn = self.atomicity
-                    && tracker.breaks_block(p, pending)
-                    && facts.acquired.contains(l)
-                    && !facts.held.contains(l);
+                    && matches!(*pending, Op::Acquire { .. })
+                    && tracker.released_in_block(p, l);
                 if p != t && (reacquire || in_turn) && self.is_atomicity_target(facts, pending) {
                     emit(Event::AtomicityViolation {
                         t: p,

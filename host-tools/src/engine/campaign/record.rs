@@ -18,7 +18,7 @@ impl Campaign<'_> {
     /// Counts one finished run.
     pub(super) fn take(&mut self, job: &Job, index: u64, outcome: &RunOutcome) {
         let verdict = outcome.outcome.map_or("none", Outcome::name).to_owned();
-        let bug = match job.work {
+        let handle = match job.work {
             Work::PhaseOne => {
                 self.report.runs.phase1 += 1;
                 self.phase1_events += outcome.events.len() as u64;
@@ -36,7 +36,6 @@ impl Campaign<'_> {
             }
             Work::Candidate(handle) => handle,
         };
-        let handle = bug;
         // The report keeps its bugs sorted, so a bug's place moves as candidates arrive.
         let bug = self.bug_at(handle);
         if outcome.config.trace == TraceLevel::Full {

@@ -58,21 +58,22 @@ impl Campaign<'_> {
         while round <= self.settings.max_rounds && !self.halted() {
             // Each candidate with the strategy of its kind.
             let queue = self.untried(|c| Some(strategy_for(c.kind)));
-            if queue.is_empty() && phase1_rest.is_empty() {
-                exhausted = true;
-                break;
+            if queue.is_empty() {
+                if phase1_rest.is_empty() {
+                    exhausted = true;
+                    break;
+                }
+                // Run 0 predicted nothing: round 1 starts from the whole of Phase I.
+                self.phase1(std::mem::replace(&mut phase1_rest, 0..0), progress)?;
+                continue;
             }
             self.set_phase(&format!("phase II round {round}"));
             let (first_runs, later_runs) = self.phase2_jobs(&queue)?;
             self.execute(first_runs, progress)?;
-            if !phase1_rest.is_empty() && !self.halted() {
+            if !phase1_rest.is_empty() {
                 self.phase1(std::mem::replace(&mut phase1_rest, 0..0), progress)?;
-                if queue.is_empty() {
-                    // Run 0 predicted nothing: round 1 starts from the whole of Phase I.
-                    continue;
-                }
+                self.set_phase(&format!("phase II round {round}"));
             }
-            self.set_phase(&format!("phase II round {round}"));
             self.execute(later_runs, progress)?;
             // DrFinder for the races whose first RaceFuzzer run did not make them real, when
             // may-trigger relations exist (a race hidden behind a lock hand-off).
