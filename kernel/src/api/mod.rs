@@ -21,7 +21,7 @@ pub use mutex::{Mutex, MutexGuard};
 pub use per_run::PerRun;
 pub use shared::Shared;
 pub use signal::Signal;
-pub use task::{JoinHandle, arg, arg_or, current_task, frame, spawn, yield_now};
+pub use task::{JoinHandle, arg, arg_or, current_task, frame, input, spawn, yield_now};
 
 use crate::port;
 

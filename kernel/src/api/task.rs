@@ -61,6 +61,15 @@ pub fn arg(i: usize) -> Option<u32> {
     port::arg(i)
 }
 
+/// An input value in `0..bound` that the run's seed chooses (0 when `bound` is 0): an
+/// external value the test should explore, such as a sensor reading, a received length or
+/// a register the hardware sets. Runs draw different inputs as they draw different
+/// schedules, and a replay draws the same ones. Not a scheduling point and not an event;
+/// inputs come from a stream of their own, so drawing one changes no scheduling decision.
+pub fn input(bound: u32) -> u32 {
+    port::input(bound)
+}
+
 /// Firmware argument `i`, or `default` when the block does not set it.
 pub fn arg_or(i: usize, default: u32) -> u32 {
     arg(i).unwrap_or(default)

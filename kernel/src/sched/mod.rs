@@ -51,6 +51,10 @@ pub enum Next {
     End(Verdict),
 }
 
+/// Mixed into the seed for the inputs' stream (any constant other than 0 keeps it apart from
+/// the scheduler's).
+const INPUT_STREAM: u64 = 0x1A9D_7E5C_0B3F_4C21;
+
 /// The scheduler state of one run.
 pub struct Core<K: Sink> {
     slots: [Slot; MAX_TASKS],
@@ -63,6 +67,9 @@ pub struct Core<K: Sink> {
     step_limit: u32,
     trace: TraceLevel,
     rng: SchedRng,
+    /// The firmware's inputs ([`Core::input`]): a stream of its own, so that drawing an
+    /// input never changes a scheduling decision.
+    inputs: SchedRng,
     strategy: AnyStrategy,
     /// Tasks stopped before a pending operation (kept with the slots, so that the enabled
     /// set is found without scanning them).
@@ -139,6 +146,7 @@ impl<K: Sink> Core<K> {
             step_limit: config.step_limit,
             trace: config.trace,
             rng,
+            inputs: SchedRng::seed_from_u64(config.seed ^ INPUT_STREAM),
             strategy,
             stopped: TaskSet(1),
             blocking: TaskSet::EMPTY,
@@ -179,6 +187,17 @@ impl<K: Sink> Core<K> {
     /// Scheduling steps executed so far.
     pub fn steps(&self) -> u32 {
         self.steps
+    }
+
+    /// An input the run's seed chooses, in `0..bound` (`0` when `bound` is 0): an external
+    /// value (a sensor reading, a received length) that runs explore as they explore
+    /// schedules. Same seed, same inputs, on every port.
+    pub fn input(&mut self, bound: u32) -> u32 {
+        if bound == 0 {
+            0
+        } else {
+            self.inputs.below(bound)
+        }
     }
 
     /// The event sink.

@@ -495,6 +495,12 @@ pub fn arg(i: usize) -> Option<u32> {
     }
 }
 
+/// An input the run's seed chooses, in `0..bound`.
+pub fn input(bound: u32) -> u32 {
+    // SAFETY: called by the running task (or handler); nothing else touches the core now.
+    unsafe { (*kernel()).core.input(bound) }
+}
+
 /// Reports a panic of the running task (call from the board's `#[panic_handler]`) and
 /// ends the run with the `panic` verdict. Before the kernel starts, it just exits.
 pub fn report_panic(info: &PanicInfo, exit: fn(u8) -> !) -> ! {

@@ -458,6 +458,11 @@ pub fn arg(i: usize) -> Option<u32> {
     with(|st| st.args.get(i).copied())
 }
 
+/// An input the run's seed chooses, in `0..bound`.
+pub fn input(bound: u32) -> u32 {
+    with(|st| st.core.input(bound))
+}
+
 fn panic_hook(info: &std::panic::PanicHookInfo<'_>) {
     let me = ME.with(Cell::get);
     let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
