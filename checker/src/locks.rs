@@ -212,20 +212,28 @@ impl LockState {
     #[cold]
     fn on_mask(&mut self, ev: &Event) {
         match *ev {
+            // An enable bit is global (NVIC ISER/ICER): enabling a source unmasks it for
+            // every context that masked it, not only for the one that enables it (a handler
+            // that enables a source the main loop disabled lets it preempt the main loop).
             Event::IrqMask { t, s, i, on } => match (i == ALL_IRQS, on != 0) {
                 (true, true) => self.acquire_once(t, IRQ_ALL_LOCK, s),
                 // Enabling every source unmasks each one.
                 (true, false) => {
-                    self.release_kind(t, |k| matches!(k, LockKind::IrqAll | LockKind::Irq(_)));
+                    for u in self.masking(|k| matches!(k, LockKind::IrqAll | LockKind::Irq(_))) {
+                        self.release_kind(u, |k| matches!(k, LockKind::IrqAll | LockKind::Irq(_)));
+                    }
                 }
                 (false, true) => self.acquire_once(t, irq_lock(i), s),
                 (false, false) => {
-                    self.release_kind(t, |k| k == LockKind::Irq(i));
-                    // Enabling one source while all are masked leaves the others masked.
-                    if self.holds_kind(t, |k| k == LockKind::IrqAll) {
-                        self.release_kind(t, |k| k == LockKind::IrqAll);
-                        for j in (0..MAX_IRQS).filter(|&j| j != i) {
-                            self.acquire_once(t, irq_lock(j), s);
+                    for u in self.masking(|k| k == LockKind::Irq(i) || k == LockKind::IrqAll) {
+                        self.release_kind(u, |k| k == LockKind::Irq(i));
+                        // Enabling one source while all are masked leaves the others masked.
+                        if self.holds_kind(u, |k| k == LockKind::IrqAll) {
+                            self.release_kind(u, |k| k == LockKind::IrqAll);
+                            let site = self.site_of(u, IRQ_ALL_LOCK).unwrap_or(s);
+                            for j in (0..MAX_IRQS).filter(|&j| j != i) {
+                                self.acquire_once(u, irq_lock(j), site);
+                            }
                         }
                     }
                 }
@@ -258,6 +266,24 @@ impl LockState {
         if !held {
             self.acquire(t, l, MASK_CLASS, site);
         }
+    }
+
+    /// The contexts holding a lock whose identity is of a kind `pred` accepts.
+    fn masking(&self, pred: impl Fn(LockKind) -> bool) -> Vec<u8> {
+        (0..self.tasks.len())
+            .map(|u| u as u8)
+            .filter(|&u| self.holds_kind(u, &pred))
+            .collect()
+    }
+
+    /// Where `t` acquired lock identity `l`, if it holds it.
+    fn site_of(&self, t: u8, l: u32) -> Option<u32> {
+        let idx = *self.lock_index.get(&l)?;
+        self.tasks[t as usize]
+            .held
+            .iter()
+            .find(|h| h.0 == idx)
+            .map(|h| h.2)
     }
 
     /// Does `t` hold a lock whose identity is of a kind `pred` accepts?
@@ -666,6 +692,28 @@ mod tests {
         let info = s.set(s.task(0x80).set);
         assert_eq!(s.irq(s.task(0x80).set).handler, Some((0, 2)));
         assert!(!info.exact && info.mask & IRQ_BIT != 0);
+    }
+
+    #[test]
+    fn an_enable_unmasks_the_source_for_every_context_that_masked_it() {
+        use crate::irq::*;
+        let mask = |t: u8, i: u8, on: u8| Event::IrqMask { t, s: 0, i, on };
+        let mut s = LockState::with_masks();
+        // Main masks source 2; a handler enables it: main's mask is gone too.
+        s.on_event(&mask(0, 2, 1));
+        s.on_event(&mask(0, 5, 1));
+        s.on_event(&mask(0x80, 2, 0));
+        assert_eq!(ids(&s, 0), vec![irq_lock(5)]);
+        // Main masks every source; a handler enables source 3: main keeps the others.
+        s.on_event(&mask(0, ALL_IRQS, 1));
+        s.on_event(&mask(0x80, 3, 0));
+        let held = ids(&s, 0);
+        assert_eq!(held.len(), 31);
+        assert!(!held.contains(&irq_lock(3)) && !held.contains(&IRQ_ALL_LOCK));
+        // Enabling every source unmasks them all, everywhere.
+        s.on_event(&mask(1, 7, 1));
+        s.on_event(&mask(0x81, ALL_IRQS, 0));
+        assert!(ids(&s, 0).is_empty() && ids(&s, 1).is_empty());
     }
 
     #[test]

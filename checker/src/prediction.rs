@@ -148,6 +148,10 @@ pub struct Evidence {
     /// older files.
     #[serde(default)]
     pub triples: BTreeSet<TripleEvidence>,
+    /// Races: (site, context) of each side in the witnesses, so that a side a handler
+    /// holds can be fired there (`context` ≥ `IRQ_CONTEXT`). Absent in older files.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub site_contexts: BTreeSet<(u32, u8)>,
 }
 
 impl Evidence {
@@ -161,6 +165,7 @@ impl Evidence {
         self.patterns.extend(other.patterns);
         self.cycles.extend(other.cycles);
         self.triples.extend(other.triples);
+        self.site_contexts.extend(other.site_contexts);
         cap(&mut self.witnesses);
         cap(&mut self.cycles);
         cap(&mut self.triples);
@@ -237,6 +242,7 @@ impl Candidate {
             Evidence {
                 analyses: [analysis].into(),
                 tasks: [pair.first.task, pair.second.task].into(),
+                site_contexts: [(a, pair.first.task), (b, pair.second.task)].into(),
                 locations: pair.locations.iter().copied().collect(),
                 witnesses: [Witness {
                     trace,

@@ -381,6 +381,13 @@ impl Targets {
             .map(|b| b.site as u8)
     }
 
+    /// Does a [`role::FIRE`] breakpoint name source `i` (the strategy fires it)?
+    pub fn fires(&self, i: u8) -> bool {
+        self.breakpoints
+            .iter()
+            .any(|b| role_of(b.aux) == role::FIRE && b.site == u32::from(i))
+    }
+
     /// The side (0 or 1) of the targeted race that `site` is on, if any.
     pub fn race_side(&self, site: u32) -> Option<u8> {
         self.breakpoints
@@ -486,6 +493,20 @@ impl Targets {
                     continue;
                 };
                 emit(Event::RealRace { t, s, t2: u, s2, a });
+            }
+            // A handler preempted at the other side by the one about to access (nested
+            // handlers race as tasks do).
+            if let Some((s, a, w)) = access(op) {
+                for &(u, pending) in handlers {
+                    if let Some((s2, a2, w2)) = access(&pending)
+                        && u != t
+                        && a2 == a
+                        && (w || w2)
+                        && self.is_pair(s, s2)
+                    {
+                        emit(Event::RealRace { t, s, t2: u, s2, a });
+                    }
+                }
             }
         }
         if self.triple

@@ -9,7 +9,7 @@ use crate::error::JostleError;
 use crate::trace::space::SiteSpace;
 use jostle_checker::{Candidate, CandidateKind, MayTrigger, Prediction};
 use jostle_kernel::config::{Breakpoint, MAX_BREAKPOINTS, StrategyId};
-use jostle_kernel::event::IRQ_CONTEXT;
+use jostle_kernel::event::{IRQ_CONTEXT, NO_TASK};
 use jostle_kernel::targets::{aux, role};
 
 /// The strategy that confirms candidates of `kind`.
@@ -96,6 +96,23 @@ pub fn candidate_breakpoints(
             };
             add(a, aux(role::RACE, 0))?;
             add(b, aux(role::RACE, 1))?;
+            // A side a handler holds: RaceFuzzer fires that handler when the other side
+            // comes (a handler comes only when fired).
+            for (side, site) in [a, b].into_iter().enumerate() {
+                let handler = candidate
+                    .evidence
+                    .site_contexts
+                    .iter()
+                    .find_map(|&(s, ctx)| {
+                        (s == site && ctx != NO_TASK).then(|| ctx.checked_sub(IRQ_CONTEXT))?
+                    });
+                if let Some(source) = handler {
+                    bps.push(Breakpoint {
+                        site: u32::from(source),
+                        aux: aux(role::FIRE, side as u8),
+                    });
+                }
+            }
         }
         CandidateKind::Atomicity => {
             let pattern = candidate

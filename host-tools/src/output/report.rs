@@ -232,6 +232,11 @@ pub struct Attempt {
     pub panics: BTreeMap<String, u64>,
 }
 
+/// Serde's test for fields written only when set.
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
 /// Everything needed to replay one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Replay {
@@ -247,6 +252,9 @@ pub struct Replay {
     pub livelock_bound: u32,
     /// Step limit.
     pub step_limit: u32,
+    /// Interrupt horizon (0: the kernel's default; reports before it was recorded).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub irq_horizon: u32,
     /// Firmware arguments.
     pub args: Vec<u32>,
     /// The breakpoints: site as `file:line:col` (or `site#id` if unknown), raw site id, role

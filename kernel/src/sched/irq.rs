@@ -10,11 +10,14 @@
 //! critical section masks all, the priority mask those at or below its level), and has a
 //! firing left (a pending request, or fewer than `max` firings).
 //!
-//! *When* an eligible source fires is drawn from the run's seed: each spontaneous source's
-//! next firing and each request's delay are uniform over the configuration's horizon of
-//! scheduling steps; a source due while masked fires as soon as it is unmasked, as a pended
+//! *When* an eligible source fires is drawn from the run's seed: a request's delay is uniform
+//! over the configuration's horizon of scheduling steps, and a spontaneous source with at most
+//! `m` firings draws each gap uniformly over `2 · horizon / m` steps (its firings spread over
+//! the horizon, which the host sets to the length of the runs it has seen); a source due while masked fires as soon as it is unmasked, as a pended
 //! interrupt does. A strategy may also fire one at once (RaceFuzzer, to make a race with a
-//! handler real). When no task can run, an eligible source fires before the run is declared
+//! handler real; AVIO, to put a handler's access inside a window); a source a run targets
+//! that way keeps its last firing for that moment, as RaceFuzzer holds back one side of a
+//! race until the other side comes. When no task can run, an eligible source fires before the run is declared
 //! over or deadlocked (a handler may be what the tasks wait for).
 //!
 //! A handler runs to completion: at its own scheduling points it executes at once, unless a
@@ -43,6 +46,12 @@ pub(super) struct IrqState {
     fired: u8,
     /// The step from which it may fire (drawn; see the module doc).
     due: u32,
+    /// One firing kept in reserve for the strategy: the run targets its handler (a race
+    /// side or a remote access), so its last firing comes only when the strategy asks (or
+    /// when no task can run), never spent early where it cannot make the target real. The
+    /// others still fire as drawn: a handler may be needed earlier too (to fill the ring
+    /// whose slot the window is about).
+    reserved: bool,
     /// Its handler is running (or preempted by a more urgent one).
     active: bool,
     /// The operation its running handler is stopped before, at a scheduling point.
@@ -76,9 +85,9 @@ impl<K: Sink> Core<K> {
     /// decision. Each spontaneous source draws its first firing step.
     pub fn declare_irqs(&mut self, sources: &[IrqSource]) {
         self.irqs.clear();
-        for source in sources.iter().take(MAX_IRQS) {
+        for (i, source) in sources.iter().take(MAX_IRQS).enumerate() {
             let due = match source.firing {
-                Firing::Spontaneous { .. } => self.draw_due(),
+                Firing::Spontaneous { max } => self.draw_due(self.gap_span(max)),
                 Firing::Requested => u32::MAX,
             };
             let _ = self.irqs.push(IrqState {
@@ -87,6 +96,7 @@ impl<K: Sink> Core<K> {
                 pending: false,
                 fired: 0,
                 due,
+                reserved: self.targets.fires(i as u8),
                 active: false,
                 pending_op: None,
             });
@@ -94,11 +104,18 @@ impl<K: Sink> Core<K> {
         self.refresh_lean();
     }
 
-    /// A firing step drawn uniformly from the next `horizon` steps.
-    fn draw_due(&mut self) -> u32 {
+    /// A firing step drawn uniformly from the next `span` steps (at least 1).
+    fn draw_due(&mut self, span: u32) -> u32 {
         self.steps
             .saturating_add(1)
-            .saturating_add(self.rng.below(self.irq_horizon))
+            .saturating_add(self.rng.below(span.max(1)))
+    }
+
+    /// The span a spontaneous source with at most `max` firings draws each gap from:
+    /// `2 · horizon / max`, so that its firings (a mean gap of `horizon / max`) spread over
+    /// the horizon, which the host sets to the length of the runs it has seen.
+    fn gap_span(&self, max: u8) -> u32 {
+        self.irq_horizon.saturating_mul(2) / u32::from(max.max(1))
     }
 
     /// The priority of the context now running (a handler's, or the tasks').
@@ -123,6 +140,16 @@ impl<K: Sink> Core<K> {
             }
     }
 
+    /// Is source `i`'s next firing the one kept for the strategy (see `IrqState::reserved`)?
+    fn in_reserve(&self, i: usize) -> bool {
+        let q = &self.irqs[i];
+        q.reserved
+            && match q.source.firing {
+                Firing::Spontaneous { max } => q.fired.saturating_add(1) >= max,
+                Firing::Requested => false,
+            }
+    }
+
     /// The most urgent eligible source (lowest priority number, then index) that is due
     /// (or that a strategy asked to fire next), or any eligible one with `any`; `only_requested`
     /// leaves spontaneous sources out.
@@ -134,7 +161,8 @@ impl<K: Sink> Core<K> {
         let mut best: Option<usize> = None;
         for i in 0..self.irqs.len() {
             let q = &self.irqs[i];
-            let timely = any || q.due <= self.steps || self.fire_next == Some(i as u8);
+            let asked = any || self.fire_next == Some(i as u8);
+            let timely = asked || (q.due <= self.steps && !self.in_reserve(i));
             let kind_ok = !only_requested || q.source.firing == Firing::Requested;
             if timely
                 && kind_ok
@@ -155,7 +183,7 @@ impl<K: Sink> Core<K> {
         }
         let mut budget = u32::MAX;
         for i in 0..self.irqs.len() {
-            if self.eligible(i, THREAD_PRIORITY) {
+            if self.eligible(i, THREAD_PRIORITY) && !self.in_reserve(i) {
                 budget = budget.min(self.irqs[i].due.saturating_sub(self.steps));
             }
         }
@@ -191,10 +219,13 @@ impl<K: Sink> Core<K> {
             let q = &mut self.irqs[i as usize];
             q.active = false;
             q.fired = q.fired.saturating_add(1);
-            matches!(q.source.firing, Firing::Spontaneous { .. })
+            match q.source.firing {
+                Firing::Spontaneous { max } => Some(max),
+                Firing::Requested => None,
+            }
         };
-        if spontaneous {
-            let due = self.draw_due();
+        if let Some(max) = spontaneous {
+            let due = self.draw_due(self.gap_span(max));
             self.irqs[i as usize].due = due;
         }
         self.record(Event::IrqExit { t: irq_context(i) });
@@ -285,7 +316,7 @@ impl<K: Sink> Core<K> {
             Op::IrqRequest { i, .. }
                 if (i as usize) < self.irqs.len() && !self.irqs[i as usize].pending =>
             {
-                let due = self.draw_due();
+                let due = self.draw_due(self.irq_horizon);
                 let q = &mut self.irqs[i as usize];
                 q.pending = true;
                 q.due = due;

@@ -657,8 +657,12 @@ mod interrupts {
         let at = |pred: &dyn Fn(&Event) -> bool| events.iter().position(pred);
         let read = at(&|e| matches!(e, Event::Read { s: 10, .. }));
         let write = at(&|e| matches!(e, Event::Write { s: 11, .. }));
-        let handler = at(&|e| matches!(e, Event::Update { s: 20, .. }));
-        matches!((read, handler, write), (Some(r), Some(h), Some(w)) if r < h && h < w)
+        match (read, write) {
+            (Some(r), Some(w)) => events[r..w]
+                .iter()
+                .any(|e| matches!(e, Event::Update { s: 20, .. })),
+            _ => false,
+        }
     }
 
     #[test]
@@ -952,6 +956,39 @@ mod triples {
             assert_eq!(found.len(), 1, "seed {seed}: {events:?}");
             assert!(
                 matches!(found[0], Event::Unserializable { t: 1, s: 11, s2: 20, a: 7, by } if by == irq::irq_context(0))
+            );
+        }
+    }
+
+    #[test]
+    fn racefuzzer_makes_a_race_between_nested_handlers_real() {
+        // A low-priority handler reads then writes; a more urgent one updates the same
+        // location. RaceFuzzer fires the urgent one while the low one stands at its write.
+        let low = [Op::Read { s: 30, a: 7 }, Op::Write { s: 31, a: 7 }];
+        let high = [Op::Update { s: 40, a: 7 }];
+        let spontaneous = |priority| IrqSource {
+            priority,
+            firing: Firing::Spontaneous { max: 1 },
+        };
+        let handlers = [(spontaneous(2), &low[..]), (spontaneous(1), &high[..])];
+        let bps = [
+            (31, aux(role::RACE, 0)),
+            (40, aux(role::RACE, 1)),
+            (1, aux(role::FIRE, 1)),
+        ];
+        for seed in 0..20 {
+            let mut config = with(StrategyId::Race, seed, &bps);
+            config.irq_horizon = 4;
+            let (_, events, _) = schedule_with_irqs(&config, &[&YIELDS], &handlers, true);
+            let races: Vec<_> = events
+                .iter()
+                .filter(|e| matches!(e, Event::RealRace { .. }))
+                .collect();
+            assert_eq!(races.len(), 1, "seed {seed}: {events:?}");
+            let (low_ctx, high_ctx) = (irq::irq_context(0), irq::irq_context(1));
+            assert!(
+                matches!(races[0], Event::RealRace { t, s: 40, t2, s2: 31, a: 7 } if *t == high_ctx && *t2 == low_ctx),
+                "seed {seed}: {races:?}"
             );
         }
     }

@@ -87,6 +87,13 @@ pub fn livelock_bound_for(longest_run: u32, step_limit: u32) -> u32 {
         .min((step_limit / 2).max(1))
 }
 
+/// The interrupt horizon after Phase I's first run: a spontaneous source's firing is drawn
+/// over as many steps as the longest run seen, so that handlers come anywhere in a run, not
+/// only in its first steps (the kernel's default horizon, which the first run uses, is short).
+pub fn irq_horizon_for(longest_run: u32) -> u32 {
+    longest_run.max(jostle_kernel::config::DEFAULT_IRQ_HORIZON)
+}
+
 /// A campaign over one firmware.
 pub struct Campaign<'r> {
     transport: &'r dyn Transport,

@@ -91,6 +91,7 @@ impl Campaign<'_> {
             params: outcome.config.params,
             livelock_bound: outcome.config.livelock_bound,
             step_limit: outcome.config.step_limit,
+            irq_horizon: outcome.config.irq_horizon,
             args: outcome.config.args.to_vec(),
             breakpoints: outcome
                 .config

@@ -53,6 +53,7 @@ impl Campaign<'_> {
             super::livelock_bound_for(self.phase1_max_steps, self.settings.base.step_limit)
         });
         self.report.settings.livelock_bound = self.settings.base.livelock_bound;
+        self.settings.base.irq_horizon = super::irq_horizon_for(self.phase1_max_steps);
         let mut exhausted = false;
         let mut round = 1;
         while round <= self.settings.max_rounds && !self.halted() {

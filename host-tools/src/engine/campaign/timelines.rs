@@ -141,6 +141,7 @@ pub fn replay_config(
         params: r.params,
         livelock_bound: r.livelock_bound,
         step_limit: r.step_limit,
+        irq_horizon: r.irq_horizon,
         args: jostle_kernel::fixed::Vec::from_slice(&r.args).unwrap_or_default(),
         breakpoints,
         ..base.clone()
