@@ -31,7 +31,7 @@ pub use lockset::{Eraser, EraserState, EraserWarning};
 pub use options::Options;
 pub use prediction::{
     Analysis, AtomicityPattern, Candidate, CandidateKind, CycleEvidence, Evidence, Prediction,
-    SCHEMA_VERSION, TripleEvidence, Witness, candidate_id, predict,
+    SCHEMA_VERSION, TripleEvidence, Witness, candidate_id, ordered_candidate_id, predict,
 };
 pub use race::{AccessKind, RaceAccess, RacePair};
 pub use vc::{CS_CLASS, CS_LOCK, Clocks, Edges, Epoch, VectorClock};

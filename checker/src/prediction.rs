@@ -186,9 +186,11 @@ fn cap<T: Ord + Clone>(set: &mut BTreeSet<T>) {
 pub struct Candidate {
     /// Race, atomicity, deadlock or access atomicity.
     pub kind: CandidateKind,
-    /// Stable id: FNV-1a 64 of the kind and `sites`, as 16 hex digits (see [`candidate_id`]).
+    /// Stable id: FNV-1a 64 of the kind and `sites`, as 16 hex digits (see [`candidate_id`]
+    /// and, for access atomicity, [`ordered_candidate_id`]).
     pub id: String,
-    /// The site identities the id hashes, sorted (a multiset).
+    /// The site identities the id hashes: sorted (a multiset), except for access atomicity,
+    /// whose `a1`, `a2`, `a3` keep their order.
     pub sites: Vec<u32>,
     /// Sites where the active strategy pauses tasks, sorted, deduplicated.
     pub breakpoints: Vec<u32>,
@@ -201,10 +203,16 @@ pub struct Candidate {
 pub fn candidate_id(kind: CandidateKind, sites: &[u32]) -> String {
     let mut sorted = sites.to_vec();
     sorted.sort_unstable();
-    let mut bytes = Vec::with_capacity(kind.name().len() + 1 + 4 * sorted.len());
+    ordered_candidate_id(kind, &sorted)
+}
+
+/// As [`candidate_id`], over `sites` in the order given (an access-atomicity candidate's
+/// `a1`, `a2`, `a3`: its sites in another order are another candidate).
+pub fn ordered_candidate_id(kind: CandidateKind, sites: &[u32]) -> String {
+    let mut bytes = Vec::with_capacity(kind.name().len() + 1 + 4 * sites.len());
     bytes.extend_from_slice(kind.name().as_bytes());
     bytes.push(0);
-    for s in sorted {
+    for s in sites {
         bytes.extend_from_slice(&s.to_le_bytes());
     }
     format!("{:016x}", fnv1a64(&bytes))
@@ -325,11 +333,13 @@ impl Candidate {
         )
     }
 
-    /// An access-atomicity candidate: identified by the sites of `a1`, `a2`, `a3`, pausing
+    /// An access-atomicity candidate: identified (and its `sites` listed) by the sites of
+    /// `a1`, `a2`, `a3` in that order (the same three sites in another order are another interleaving, confirmed on
+    /// its own: a lost update `R W W` and a stale read `W W R` of one loop differ), pausing
     /// at each.
     pub fn from_access_triple(t: &AccessTriple, trace: u32) -> Self {
         let sites = [t.first, t.remote, t.second];
-        Self::new(
+        let mut candidate = Self::new(
             CandidateKind::AccessAtomicity,
             &sites,
             &sites,
@@ -354,7 +364,10 @@ impl Candidate {
                 .into(),
                 ..Evidence::default()
             },
-        )
+        );
+        candidate.id = ordered_candidate_id(CandidateKind::AccessAtomicity, &sites);
+        candidate.sites = sites.to_vec();
+        candidate
     }
 
     /// Unions `other` (same id) into `self`.

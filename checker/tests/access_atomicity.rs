@@ -4,7 +4,8 @@ mod common;
 
 use common::{Trace, h};
 use jostle_checker::{
-    AccessPattern, Analysis, CandidateKind, Options, access_atomicity, candidate_id, predict,
+    AccessPattern, Analysis, CandidateKind, Options, access_atomicity, candidate_id,
+    ordered_candidate_id, predict,
 };
 use jostle_kernel::event::Event;
 
@@ -351,4 +352,37 @@ fn one_candidate_per_site_triple() {
     let mut unique = ids.clone();
     unique.dedup();
     assert_eq!(ids, unique);
+}
+
+/// A loop `x = x + 1` in task 1 (read at site 1, write at site 2, twice) and a write of X by
+/// task 2: the lost update (read, remote write, write) and the stale read across iterations
+/// (write, remote write, read) share their three sites but are two interleavings, so two
+/// candidates, each aiming at its own order.
+#[test]
+fn one_site_set_in_two_orders_is_two_candidates() {
+    let mut t = Trace::main_spawning(2);
+    t.read(1, 1, X).write(1, 2, X).read(1, 1, X).write(1, 2, X);
+    t.write(2, 3, X);
+    let p = predict(&t.build(), &Options::default());
+    let mut orders: Vec<_> = p
+        .of_kind(CandidateKind::AccessAtomicity)
+        .map(|c| {
+            assert_eq!(c.evidence.triples.len(), 1, "{c:?}");
+            let tr = c.evidence.triples.iter().next().unwrap();
+            let order = [tr.first, tr.remote, tr.second];
+            assert_eq!(
+                c.id,
+                ordered_candidate_id(CandidateKind::AccessAtomicity, &order)
+            );
+            (order, tr.kinds)
+        })
+        .collect();
+    orders.sort_unstable();
+    assert_eq!(
+        orders,
+        [
+            ([1, 3, 2], AccessPattern::Rww),
+            ([2, 3, 1], AccessPattern::Wwr)
+        ]
+    );
 }
