@@ -1,3 +1,4 @@
+#![doc = include_str!("../README.md")]
 //! The harness model of racebench 2.1 (`2.1/README.md` of `chenruibuaa/racebench`) on
 //! Jostle's interrupt sources, shared by the 31 cases in `src/bin/` (see `CASES.md`).
 //!

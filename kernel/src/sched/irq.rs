@@ -12,7 +12,7 @@
 //!
 //! *When* an eligible source fires is drawn from the run's seed: a request's delay is uniform
 //! over the configuration's horizon of scheduling steps, and a spontaneous source with at most
-//! `m` firings draws each gap uniformly over `2 · horizon / m` steps (its firings spread over
+//! `m` firings draws each gap uniformly over `2 · horizon / (m + 1)` steps (its firings spread over
 //! the horizon, which the host sets to the length of the runs it has seen); a source due while masked fires as soon as it is unmasked, as a pended
 //! interrupt does. A strategy may also fire one at once (RaceFuzzer, to make a race with a
 //! handler real; AVIO, to put a handler's access inside a window); a source a run targets
@@ -112,10 +112,11 @@ impl<K: Sink> Core<K> {
     }
 
     /// The span a spontaneous source with at most `max` firings draws each gap from:
-    /// `2 · horizon / max`, so that its firings (a mean gap of `horizon / max`) spread over
-    /// the horizon, which the host sets to the length of the runs it has seen.
+    /// `2 · horizon / (max + 1)`, so that its firings (a mean gap of `horizon / (max + 1)`)
+    /// spread over the horizon, which the host sets to the length of the runs it has seen.
+    /// A source that fires once draws its step uniformly over the horizon.
     fn gap_span(&self, max: u8) -> u32 {
-        self.irq_horizon.saturating_mul(2) / u32::from(max.max(1))
+        self.irq_horizon.saturating_mul(2) / (u32::from(max) + 1)
     }
 
     /// The priority of the context now running (a handler's, or the tasks').
