@@ -28,12 +28,9 @@ fn main_task() {
             _z = x + y;
         }
     }
-    // `p == 1 ? var2 : var2`: one arm, one read.
-    let _w = if p == 1 {
-        GLOBAL_VAR2.read() // @L34
-    } else {
-        GLOBAL_VAR2.read() // @L34
-    };
+    // `p == 1 ? var2 : var2`: whichever arm, one read of `var2`.
+    let _ = p;
+    let _w = GLOBAL_VAR2.read(); // @L34
 }
 
 fn isr_1() {
