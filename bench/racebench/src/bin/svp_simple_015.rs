@@ -15,8 +15,9 @@ static ISRS: Isrs = Isrs(&[&ISR_1]);
 
 fn main_task() {
     ISRS.init();
-    // `x = rand(); y = rand(); p = rand()`: the first test (var1 < y) needs y > 0.
-    let x = rand(4) as i32 - 2;
+    // `x = rand(); y = rand(); p = rand()`, non-negative as the C's: the first test
+    // (var1 < y) needs y > 0, the second (var1 > x) then holds only after isr_1's store.
+    let x = rand(4) as i32;
     let y = rand(4) as i32;
     let p = rand(2) as i32;
     let mut _z = 0;
