@@ -219,8 +219,9 @@ impl LockState {
                 (true, true) => self.acquire_once(t, IRQ_ALL_LOCK, s),
                 // Enabling every source unmasks each one.
                 (true, false) => {
-                    for u in self.masking(|k| matches!(k, LockKind::IrqAll | LockKind::Irq(_))) {
-                        self.release_kind(u, |k| matches!(k, LockKind::IrqAll | LockKind::Irq(_)));
+                    let any_mask = |k| matches!(k, LockKind::IrqAll | LockKind::Irq(_));
+                    for u in self.masking(any_mask) {
+                        self.release_kind(u, any_mask);
                     }
                 }
                 (false, true) => self.acquire_once(t, irq_lock(i), s),

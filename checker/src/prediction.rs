@@ -334,9 +334,9 @@ impl Candidate {
     }
 
     /// An access-atomicity candidate: identified (and its `sites` listed) by the sites of
-    /// `a1`, `a2`, `a3` in that order (the same three sites in another order are another interleaving, confirmed on
-    /// its own: a lost update `R W W` and a stale read `W W R` of one loop differ), pausing
-    /// at each.
+    /// `a1`, `a2`, `a3` in that order (the same three sites in another order are another
+    /// interleaving, confirmed on its own: a lost update `R W W` and a stale read `W W R` of
+    /// one loop differ), pausing at each.
     pub fn from_access_triple(t: &AccessTriple, trace: u32) -> Self {
         let sites = [t.first, t.remote, t.second];
         let mut candidate = Self::new(

@@ -6,26 +6,19 @@
 mod common;
 
 use common::*;
-use std::process::Command;
 
 #[test]
 fn the_benchmark_runs_a_subset_end_to_end_and_ends_with_its_summary_line() {
-    let out = Command::new(workspace().join("scripts/cct-bench"))
-        .args(["--trials", "2", "--configs", "campaign,pos"])
-        .args([
+    let stdout = bench_script(
+        "cct-bench",
+        &[
+            "--trials",
+            "2",
+            "--configs",
+            "campaign,pos",
             "--subjects",
             "deadlock01,account,wronglock,reorder_3,twostage",
-        ])
-        // A target directory of its own: the outer cargo's lock is not waited on.
-        .env("CARGO_TARGET_DIR", target_dir().join("cct"))
-        .output()
-        .expect("scripts/cct-bench runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
     // One row per subject with ours and the published cells.
     for subject in [

@@ -5,7 +5,6 @@
 mod common;
 
 use common::*;
-use std::process::Command;
 
 /// The cases CI runs: a chained unmask (001: a handler enables the source main masked).
 const CASES: &str = "1";
@@ -26,19 +25,7 @@ fn cells<'a>(stdout: &'a str, case: &str) -> (&'a str, &'a str) {
 
 #[test]
 fn the_benchmark_scores_confirmed_triples_against_the_labels() {
-    let out = Command::new(workspace().join("scripts/racebench"))
-        .args(["--cases", CASES, "--budget", "1000"])
-        // The cct benchmark's target directory: the release tool is built once for both.
-        .env("CARGO_TARGET_DIR", target_dir().join("cct"))
-        .output()
-        .expect("scripts/racebench runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = bench_script("racebench", &["--cases", CASES, "--budget", "1000"]);
     // Every planted bug of these cases is confirmed; false alarms are counted, whatever
     // their number (some are reachable under the benchmark's own firing model).
     for &(case, bugs) in EXPECTED {

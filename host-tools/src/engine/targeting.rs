@@ -9,7 +9,7 @@ use crate::error::JostleError;
 use crate::trace::space::SiteSpace;
 use jostle_checker::{Candidate, CandidateKind, MayTrigger, Prediction};
 use jostle_kernel::config::{Breakpoint, MAX_BREAKPOINTS, StrategyId};
-use jostle_kernel::event::{IRQ_CONTEXT, NO_TASK};
+use jostle_kernel::sched::irq::irq_of;
 use jostle_kernel::targets::{aux, role};
 
 /// The strategy that confirms candidates of `kind`.
@@ -103,9 +103,7 @@ pub fn candidate_breakpoints(
                     .evidence
                     .site_contexts
                     .iter()
-                    .find_map(|&(s, ctx)| {
-                        (s == site && ctx != NO_TASK).then(|| ctx.checked_sub(IRQ_CONTEXT))?
-                    });
+                    .find_map(|&(s, ctx)| irq_of(ctx).filter(|_| s == site));
                 if let Some(source) = handler {
                     bps.push(Breakpoint {
                         site: u32::from(source),
@@ -133,7 +131,7 @@ pub fn candidate_breakpoints(
             add(triple.second, aux(role::SECOND, 0))?;
             add(triple.remote, aux(role::REMOTE, 0))?;
             // A handler holds the remote access: the strategy fires it in the window.
-            if let Some(source) = triple.remote_context.checked_sub(IRQ_CONTEXT) {
+            if let Some(source) = irq_of(triple.remote_context) {
                 bps.push(Breakpoint {
                     site: u32::from(source),
                     aux: aux(role::FIRE, 0),

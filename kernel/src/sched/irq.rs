@@ -11,13 +11,14 @@
 //! firing left (a pending request, or fewer than `max` firings).
 //!
 //! *When* an eligible source fires is drawn from the run's seed: a request's delay is uniform
-//! over the configuration's horizon of scheduling steps, and a spontaneous source with at most
-//! `m` firings draws each gap uniformly over `2 · horizon / (m + 1)` steps (its firings spread over
-//! the horizon, which the host sets to the length of the runs it has seen); a source due while masked fires as soon as it is unmasked, as a pended
-//! interrupt does. A strategy may also fire one at once (RaceFuzzer, to make a race with a
-//! handler real; AVIO, to put a handler's access inside a window); a source a run targets
-//! that way keeps its last firing for that moment, as RaceFuzzer holds back one side of a
-//! race until the other side comes. When no task can run, an eligible source fires before the run is declared
+//! over the configuration's horizon of scheduling steps, and a spontaneous source with at
+//! most `m` firings draws each gap uniformly over `2 · horizon / (m + 1)` steps (its firings
+//! spread over the horizon, which the host sets to the length of the runs it has seen); a
+//! source due while masked fires as soon as it is unmasked, as a pended interrupt does. A
+//! strategy may also fire one at once (RaceFuzzer, to make a race with a handler real; AVIO,
+//! to put a handler's access inside a window); a source a run targets that way keeps its
+//! last firing for that moment, as RaceFuzzer holds back one side of a race until the other
+//! side comes. When no task can run, an eligible source fires before the run is declared
 //! over or deadlocked (a handler may be what the tasks wait for).
 //!
 //! A handler runs to completion: at its own scheduling points it executes at once, unless a
