@@ -56,6 +56,12 @@ pub mod role {
     /// remote access): `site` is the source's index, the low byte the side (0 or 1) of a
     /// race.
     pub const FIRE: u8 = 11;
+    /// SURW: an access site of the location the run aims at (its *interesting* operations,
+    /// [`crate::strategy::Surw`]).
+    pub const INTERESTING: u8 = 12;
+    /// SURW: the initial weight of consecutive tasks. `site` holds the weight. The low byte of
+    /// `aux` holds the first task, and the next byte holds how many tasks share the weight.
+    pub const WEIGHT: u8 = 13;
 }
 
 /// The `aux` word of a breakpoint with `role` and `index`.
@@ -149,51 +155,114 @@ pub struct TaskFacts {
     pub sections: u8,
 }
 
-/// Tracks [`TaskFacts`] for every task, from the operations as they execute, and the first
-/// access of a targeted triple for every context (tasks and handlers).
+/// Most triple windows open at once per context (see [`Windows`]).
+pub const MAX_WINDOWS: usize = 2;
+
+/// A context's open triple windows: the locations of its latest accesses at a targeted
+/// [`role::FIRST`] site (`a1`), each with whether it wrote, until the context's next access
+/// to that location closes it. More than one, because `a1`'s site may touch several
+/// locations before `a3` (a getter called for elements 1 then 2, `a3` back on element 1:
+/// racebench 024 and 029); when full, the oldest is forgotten.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Windows {
+    locations: [u32; MAX_WINDOWS],
+    /// Bit `i`: the access that opened window `i` wrote.
+    writes: u8,
+    len: u8,
+}
+
+impl Windows {
+    /// Whether the window open on `a` was opened by a write (`None`: no window on `a`).
+    pub fn first(&self, a: u32) -> Option<bool> {
+        let i = self.position(a)?;
+        Some(self.writes & (1 << i) != 0)
+    }
+
+    fn position(&self, a: u32) -> Option<usize> {
+        self.locations[..self.len as usize]
+            .iter()
+            .position(|&l| l == a)
+    }
+
+    fn close(&mut self, a: u32) {
+        if let Some(i) = self.position(a) {
+            let len = self.len as usize;
+            self.locations.copy_within(i + 1..len, i);
+            let below = self.writes & ((1 << i) - 1);
+            self.writes = below | ((self.writes >> 1) & !((1 << i) - 1));
+            self.len -= 1;
+        }
+    }
+
+    fn open(&mut self, a: u32, writes: bool) {
+        self.close(a);
+        if self.len as usize == MAX_WINDOWS {
+            let oldest = self.locations[0];
+            self.close(oldest);
+        }
+        let i = self.len as usize;
+        self.locations[i] = a;
+        self.writes = (self.writes & !(1 << i)) | (u8::from(writes) << i);
+        self.len += 1;
+    }
+}
+
+/// Tracks [`TaskFacts`] for every task, from the operations as they execute, and the open
+/// triple windows of every context (tasks and handlers).
 #[derive(Clone, Debug)]
 pub struct Tracker {
     /// Facts per task id.
     pub tasks: [TaskFacts; MAX_TASKS],
-    /// Per task: the location of its last access at a [`role::FIRST`] site, and whether it
-    /// wrote, until its access at the [`role::SECOND`] site.
-    first: [Option<(u32, bool)>; MAX_TASKS],
+    /// Per task: its open triple windows.
+    windows: [Windows; MAX_TASKS],
     /// The same for each interrupt source's handler.
-    irq_first: [Option<(u32, bool)>; MAX_IRQS],
+    irq_windows: [Windows; MAX_IRQS],
 }
 
 impl Default for Tracker {
     fn default() -> Self {
         Tracker {
             tasks: [TaskFacts::default(); MAX_TASKS],
-            first: [None; MAX_TASKS],
-            irq_first: [None; MAX_IRQS],
+            windows: [Windows::default(); MAX_TASKS],
+            irq_windows: [Windows::default(); MAX_IRQS],
         }
     }
 }
 
 impl Tracker {
-    /// The recorded first access of a triple by context `ctx` (a task or a handler).
-    pub fn first(&self, ctx: TaskId) -> Option<(u32, bool)> {
+    /// The open triple windows of context `ctx` (a task or a handler).
+    fn windows(&self, ctx: TaskId) -> Windows {
         if (ctx as usize) < MAX_TASKS {
-            self.first[ctx as usize]
+            self.windows[ctx as usize]
         } else {
             let i = ctx.wrapping_sub(IRQ_CONTEXT) as usize;
-            self.irq_first.get(i).copied().flatten()
+            self.irq_windows.get(i).copied().unwrap_or_default()
         }
     }
 
-    fn first_mut(&mut self, ctx: TaskId) -> Option<&mut Option<(u32, bool)>> {
+    fn windows_mut(&mut self, ctx: TaskId) -> Option<&mut Windows> {
         if (ctx as usize) < MAX_TASKS {
-            Some(&mut self.first[ctx as usize])
+            Some(&mut self.windows[ctx as usize])
         } else {
-            self.irq_first
+            self.irq_windows
                 .get_mut(ctx.wrapping_sub(IRQ_CONTEXT) as usize)
         }
     }
 
+    /// When `op` by context `ctx` is the second access `a3` of a targeted triple whose first
+    /// access `a1` it made (the window on `op`'s location is open): whether `a1` wrote.
+    pub fn at_second(&self, ctx: TaskId, op: &Op, targets: &Targets) -> Option<bool> {
+        let (s, a, _) = access(op)?;
+        if !targets.triple || !targets.has(s, role::SECOND) {
+            return None;
+        }
+        self.windows(ctx).first(a)
+    }
+
     /// Records a triple's first and second accesses by context `ctx` (any context; the rest
-    /// of [`Tracker::after`] is for tasks).
+    /// of [`Tracker::after`] is for tasks). An access at a [`role::FIRST`] site opens a
+    /// window on its location; any other access to that location closes it (at `a3` the
+    /// window is done; elsewhere `a1` and `a3` would no longer be consecutive).
     pub fn after_access(&mut self, ctx: TaskId, op: &Op, targets: &Targets) {
         if !targets.triple {
             return;
@@ -201,12 +270,11 @@ impl Tracker {
         let Some((s, a, writes)) = access(op) else {
             return;
         };
-        let second = targets.has(s, role::SECOND);
-        if let Some(slot) = self.first_mut(ctx) {
+        if let Some(windows) = self.windows_mut(ctx) {
             if targets.has(s, role::FIRST) {
-                *slot = Some((a, writes));
-            } else if second && slot.is_some_and(|(f, _)| f == a) {
-                *slot = None;
+                windows.open(a, writes);
+            } else {
+                windows.close(a);
             }
         }
     }
@@ -219,15 +287,16 @@ impl Tracker {
         slots: &'a [Slot],
         handlers: &'a [(TaskId, Op)],
         targets: &'a Targets,
-    ) -> impl Iterator<Item = (TaskId, Option<(u32, bool)>, Op)> + 'a {
+    ) -> impl Iterator<Item = (TaskId, bool, Op)> + 'a {
         let tasks = slots
             .iter()
             .enumerate()
             .filter_map(|(u, slot)| Some((u as TaskId, *slot.pending()?)));
         tasks
             .chain(handlers.iter().copied())
-            .filter(move |(u, pending)| targets.is_second(self.first(*u), pending))
-            .map(|(u, pending)| (u, self.first(u), pending))
+            .filter_map(move |(u, pending)| {
+                Some((u, self.at_second(u, &pending, targets)?, pending))
+            })
     }
     /// Records that `t` executed `op` (CalFuzzer's *analyze* hook for lock and block state);
     /// `targets` says which acquire sites open heuristic blocks.
@@ -396,14 +465,6 @@ impl Targets {
             .map(|b| b.aux as u8)
     }
 
-    /// Is `op` by a context whose first access is `first` its second access of a targeted
-    /// triple on the same location (its `a3`)?
-    pub fn is_second(&self, first: Option<(u32, bool)>, op: &Op) -> bool {
-        self.triple
-            && matches!((first, access(op)), (Some((a, _)), Some((s, a2, _)))
-                if a == a2 && self.has(s, role::SECOND))
-    }
-
     /// The breakpoints.
     pub fn breakpoints(&self) -> &[Breakpoint] {
         &self.breakpoints
@@ -453,22 +514,23 @@ impl Targets {
     /// `Racing(s, t, postponed)`, racefuzzer-pldi08 Algorithm 2).
     pub fn racing(&self, t: TaskId, op: &Op, slots: &[Slot], among: TaskSet) -> TaskSet {
         let mut racing = TaskSet::EMPTY;
-        let Some((s, a, w)) = access(op) else {
-            return racing;
-        };
         for u in among.iter() {
-            if u == t {
-                continue;
-            }
-            if let Some((s2, a2, w2)) = slots[u as usize].pending().and_then(access)
-                && a2 == a
-                && (w || w2)
-                && self.is_pair(s, s2)
+            if u != t
+                && let Some(pending) = slots[u as usize].pending()
+                && self.race_between(op, pending).is_some()
             {
                 racing.insert(u);
             }
         }
         racing
+    }
+
+    /// `(s, s2, a)` when `op` (at site `s`) and another context's `pending` operation (at
+    /// `s2`) access location `a`, one of them writes, and their sites form the targeted pair.
+    fn race_between(&self, op: &Op, pending: &Op) -> Option<(u32, u32, u32)> {
+        let (s, a, w) = access(op)?;
+        let (s2, a2, w2) = access(pending)?;
+        (a2 == a && (w || w2) && self.is_pair(s, s2)).then_some((s, s2, a))
     }
 
     /// CalFuzzer's check, before `t` executes `op`: the race or atomicity violation it makes
@@ -485,27 +547,17 @@ impl Targets {
     ) -> TaskSet {
         let mut done = TaskSet::EMPTY;
         if self.is_race_site(op) {
-            let stopped = Slot::stopped(slots);
-            for u in self.racing(t, op, slots, stopped).iter() {
-                let (Some((s, a, _)), Some((s2, _, _))) =
-                    (access(op), slots[u as usize].pending().and_then(access))
-                else {
-                    continue;
-                };
-                emit(Event::RealRace { t, s, t2: u, s2, a });
-            }
-            // A handler preempted at the other side by the one about to access (nested
-            // handlers race as tasks do).
-            if let Some((s, a, w)) = access(op) {
-                for &(u, pending) in handlers {
-                    if let Some((s2, a2, w2)) = access(&pending)
-                        && u != t
-                        && a2 == a
-                        && (w || w2)
-                        && self.is_pair(s, s2)
-                    {
-                        emit(Event::RealRace { t, s, t2: u, s2, a });
-                    }
+            let tasks = Slot::stopped(slots)
+                .iter()
+                .filter_map(|u| Some((u, slots[u as usize].pending()?)));
+            // A handler preempted at the other side races as a stopped task does (nested
+            // handlers).
+            let preempted = handlers.iter().map(|(u, pending)| (*u, pending));
+            for (u, pending) in tasks.chain(preempted) {
+                if u != t
+                    && let Some((s, s2, a)) = self.race_between(op, pending)
+                {
+                    emit(Event::RealRace { t, s, t2: u, s2, a });
                 }
             }
         }
@@ -514,13 +566,11 @@ impl Targets {
             && self.has(s2, role::REMOTE)
         {
             // The remote access `a2` lands between a context's `a1` and `a3` on `a`.
-            for (u, first, pending) in tracker.waiting_at_second(slots, handlers, self) {
+            for (u, first_writes, pending) in tracker.waiting_at_second(slots, handlers, self) {
                 if u == t {
                     continue;
                 }
-                let (Some((_, first_writes)), Some((s3, a3, second_writes))) =
-                    (first, access(&pending))
-                else {
+                let Some((s3, a3, second_writes)) = access(&pending) else {
                     continue;
                 };
                 if a3 == a && unserializable(first_writes, remote_writes, second_writes) {

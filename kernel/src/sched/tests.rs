@@ -936,6 +936,40 @@ mod triples {
     }
 
     #[test]
+    fn a_window_stays_open_while_its_first_site_touches_another_location() {
+        // racebench 024's getter: site 10 reads location 7 then location 8 before site 11
+        // reads 7 again. With one window per task the read of 8 replaced the one on 7 and
+        // the triple on 7 was never lined up.
+        let a = [
+            Op::Read { s: 10, a: 7 },
+            Op::Read { s: 10, a: 8 },
+            Op::Read { s: 11, a: 7 },
+        ];
+        let mut b: Vec<Op> = YIELDS.to_vec();
+        b.push(Op::Write { s: 20, a: 7 });
+        let mut lined_up = 0;
+        for seed in 0..40 {
+            let (_, events) = simulate(&with(StrategyId::Avio, seed, &bps()), &[&a, &b]);
+            let found = unserializable(&events);
+            if let [Event::Unserializable { t, s, by, s2, a }] = found[..] {
+                assert_eq!((t, s, by, s2, a), (1, 11, 2, 20, 7));
+                lined_up += 1;
+            }
+        }
+        // As in the test above (B may also write before A reaches `a3`, unheld).
+        assert!(lined_up >= 35, "{lined_up}");
+        // Another access to 7 in between (site 12): `a1` and `a3` are no longer
+        // consecutive, so the window closes and nothing is held or reported.
+        let broken = [
+            Op::Read { s: 10, a: 7 },
+            Op::Read { s: 12, a: 7 },
+            Op::Read { s: 11, a: 7 },
+        ];
+        let (_, events) = simulate(&with(StrategyId::Avio, 0, &bps()), &[&broken, &[]]);
+        assert!(unserializable(&events).is_empty(), "{events:?}");
+    }
+
+    #[test]
     fn a_handler_holding_the_remote_access_is_fired_in_the_window() {
         let handler = [Op::Update { s: 20, a: 7 }];
         let handlers = [(

@@ -37,7 +37,7 @@ impl Strategy for Avio {
 
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> Check {
         let targets = view.targets;
-        if !targets.is_second(view.tracker.first(t), op) {
+        if view.tracker.at_second(t, op, targets).is_none() {
             // `a2` by anyone runs at once: the check makes the interleaving real.
             return Check::Execute;
         }
@@ -80,7 +80,7 @@ impl Strategy for Avio {
     }
 
     fn handler_fire(&mut self, ctx: TaskId, op: &Op, view: &View<'_>) -> Option<u8> {
-        if self.fired_for_handler || !view.targets.is_second(view.tracker.first(ctx), op) {
+        if self.fired_for_handler || view.tracker.at_second(ctx, op, view.targets).is_none() {
             return None;
         }
         self.fired_for_handler = true;
