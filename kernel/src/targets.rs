@@ -163,12 +163,36 @@ pub const MAX_WINDOWS: usize = 2;
 /// to that location closes it. More than one, because `a1`'s site may touch several
 /// locations before `a3` (a getter called for elements 1 then 2, `a3` back on element 1:
 /// racebench 024 and 029); when full, the oldest is forgotten.
+///
+/// Also the latest remote access `a2` that landed in a window, wherever the context stood
+/// (AVIO's definition: `a2` between `a1` and `a3` in the execution); the triple is reported
+/// when the context makes `a3` ([`Targets::before`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Windows {
     locations: [u32; MAX_WINDOWS],
     /// Bit `i`: the access that opened window `i` wrote.
     writes: u8,
     len: u8,
+    /// The remote access that landed in the window on [`Remote::a`].
+    remote: Option<Remote>,
+}
+
+/// The latest access by another context that landed in a window: a targeted remote access
+/// `a2`, or any write (so that a remote read after its own context's write is known to
+/// read that write, not `a1`'s value: racebench 009's handler stores to its local, points
+/// at it, and reads it back).
+#[derive(Clone, Copy, Debug)]
+pub struct Remote {
+    /// The window's location.
+    pub a: u32,
+    /// The context that made it.
+    pub by: TaskId,
+    /// Its site.
+    pub s2: u32,
+    /// Whether it wrote.
+    pub writes: bool,
+    /// Whether its site is the triple's [`role::REMOTE`] (only then is it `a2`).
+    pub targeted: bool,
 }
 
 impl Windows {
@@ -184,7 +208,16 @@ impl Windows {
             .position(|&l| l == a)
     }
 
+    /// The remote access `a2` that landed last in the open window on `a`.
+    pub fn remote(&self, a: u32) -> Option<Remote> {
+        self.remote
+            .filter(|r| r.a == a && r.targeted && self.position(a).is_some())
+    }
+
     fn close(&mut self, a: u32) {
+        if self.remote.is_some_and(|r| r.a == a) {
+            self.remote = None;
+        }
         if let Some(i) = self.position(a) {
             let len = self.len as usize;
             self.locations.copy_within(i + 1..len, i);
@@ -249,6 +282,16 @@ impl Tracker {
         }
     }
 
+    /// The open triple windows of context `ctx` (a task or a handler).
+    pub fn windows_of(&self, ctx: TaskId) -> Windows {
+        self.windows(ctx)
+    }
+
+    /// Does context `ctx` have a triple window open?
+    pub fn in_window(&self, ctx: TaskId) -> bool {
+        self.windows(ctx).len != 0
+    }
+
     /// When `op` by context `ctx` is the second access `a3` of a targeted triple whose first
     /// access `a1` it made (the window on `op`'s location is open): whether `a1` wrote.
     pub fn at_second(&self, ctx: TaskId, op: &Op, targets: &Targets) -> Option<bool> {
@@ -270,6 +313,31 @@ impl Tracker {
         let Some((s, a, writes)) = access(op) else {
             return;
         };
+        let targeted = targets.has(s, role::REMOTE);
+        if targeted || writes {
+            let remote = Remote {
+                a,
+                by: ctx,
+                s2: s,
+                writes,
+                targeted,
+            };
+            let others = self
+                .windows
+                .iter_mut()
+                .enumerate()
+                .map(|(u, w)| (u as TaskId, w));
+            let handlers = (self.irq_windows.iter_mut().enumerate())
+                .map(|(i, w)| (IRQ_CONTEXT + i as TaskId, w));
+            for (u, w) in others.chain(handlers) {
+                let reads_its_own_write = !writes
+                    && w.remote
+                        .is_some_and(|r| r.a == a && r.by == ctx && r.writes);
+                if u != ctx && w.position(a).is_some() && !reads_its_own_write {
+                    w.remote = Some(remote);
+                }
+            }
+        }
         if let Some(windows) = self.windows_mut(ctx) {
             if targets.has(s, role::FIRST) {
                 windows.open(a, writes);
@@ -565,27 +633,33 @@ impl Targets {
             && let Some((s2, a, remote_writes)) = access(op)
             && self.has(s2, role::REMOTE)
         {
-            // The remote access `a2` lands between a context's `a1` and `a3` on `a`.
+            // The remote access `a2` lands between a task's `a1` and the `a3` it is held at:
+            // the task goes on (the tracker records `a2` in its window).
             for (u, first_writes, pending) in tracker.waiting_at_second(slots, handlers, self) {
-                if u == t {
-                    continue;
-                }
-                let Some((s3, a3, second_writes)) = access(&pending) else {
-                    continue;
-                };
-                if a3 == a && unserializable(first_writes, remote_writes, second_writes) {
-                    emit(Event::Unserializable {
-                        t: u,
-                        s: s3,
-                        by: t,
-                        s2,
-                        a,
-                    });
-                    if (u as usize) < MAX_TASKS {
-                        done.insert(u);
-                    }
+                if let Some((_, a3, second_writes)) = access(&pending)
+                    && u != t
+                    && (u as usize) < MAX_TASKS
+                    && a3 == a
+                    && unserializable(first_writes, remote_writes, second_writes)
+                {
+                    done.insert(u);
                 }
             }
+        }
+        if let Some(first_writes) = tracker.at_second(t, op, self)
+            && let Some((s, a, second_writes)) = access(op)
+            && let Some(r) = tracker.windows_of(t).remote(a)
+            && unserializable(first_writes, r.writes, second_writes)
+        {
+            // `t` makes `a3` with a remote `a2` in its window, wherever `t` stood when it
+            // landed (held at `a3`, or earlier in the window when a handler was fired).
+            emit(Event::Unserializable {
+                t,
+                s,
+                by: r.by,
+                s2: r.s2,
+                a,
+            });
         }
         if (self.atomicity || self.all_blocks)
             && let Op::Acquire { s, l, .. } = *op

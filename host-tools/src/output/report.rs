@@ -427,26 +427,30 @@ impl Report {
         write_atomic(&dir.join("report.json"), text.as_bytes())
     }
 
-    /// Reads `report.json` from `dir` (or a report file).
+    /// Reads `report.json` from `dir` (or a report file). A missing or unreadable file is a
+    /// bad report (the user named it); another schema version is refused before its fields
+    /// are read, so the message says why rather than which field changed.
     pub fn read(path: &Path) -> Result<Report, JostleError> {
         let file = if path.is_dir() {
             path.join("report.json")
         } else {
             path.to_owned()
         };
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| JostleError::io(format!("reading {}", file.display()), e))?;
-        let report: Report = serde_json::from_str(&text).map_err(|e| {
-            JostleError::BadReport(format!("{}: not a Jostle report ({e})", file.display()))
-        })?;
-        if report.schema_version != REPORT_SCHEMA {
-            return Err(JostleError::BadReport(format!(
-                "{}: schema version {} (this jostle reads {REPORT_SCHEMA})",
-                file.display(),
-                report.schema_version
-            )));
+        let bad = |why: String| JostleError::BadReport(format!("{}: {why}", file.display()));
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| bad(format!("cannot be read ({e})")))?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| bad(format!("not a Jostle report ({e})")))?;
+        match value.get("schema_version").map(|v| v.as_u64()) {
+            Some(Some(v)) if v == u64::from(REPORT_SCHEMA) => {}
+            Some(Some(v)) => {
+                return Err(bad(format!(
+                    "schema version {v} (this jostle reads {REPORT_SCHEMA})"
+                )));
+            }
+            _ => return Err(bad("not a Jostle report (no schema_version)".into())),
         }
-        Ok(report)
+        serde_json::from_value(value).map_err(|e| bad(format!("not a Jostle report ({e})")))
     }
 
     /// The summary table (after racefuzzer-pldi08 Table 1): one row per candidate.
@@ -692,5 +696,26 @@ pub(crate) mod tests {
         assert!(x.contains("tests=\"3\" failures=\"1\""), "{x}");
         assert_eq!(x.matches("<failure").count(), 1);
         assert!(roxmltree::Document::parse(&x).is_ok());
+    }
+
+    #[test]
+    fn a_report_that_cannot_be_read_is_a_bad_report_and_its_version_is_checked_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = Report::read(&dir.path().join("nowhere.json")).unwrap_err();
+        assert!(matches!(missing, JostleError::BadReport(ref m) if m.contains("cannot be read")));
+        // A future report whose fields changed: the version is what the message names.
+        let future = dir.path().join("future.json");
+        std::fs::write(&future, r#"{"schema_version": 9, "bugs": "changed"}"#).unwrap();
+        let e = Report::read(&future).unwrap_err().to_string();
+        assert!(e.contains("schema version 9"), "{e}");
+        let r = Report {
+            schema_version: REPORT_SCHEMA,
+            ..Report::default()
+        };
+        r.write_json(dir.path()).unwrap();
+        assert_eq!(
+            Report::read(dir.path()).unwrap().schema_version,
+            REPORT_SCHEMA
+        );
     }
 }

@@ -1,13 +1,19 @@
 //! Unserializable interleavings made real: AVIO's patterns (Lu, Tucek, Qin, Zhou, ASPLOS'06)
 //! triggered actively as CTrigger does (Park, Lu, Zhou, ASPLOS'09). A triple targets a
 //! context's two consecutive accesses `a1`, `a3` to one location and another context's
-//! access `a2`: R-W-R, W-W-R, R-W-W or W-R-W cannot be explained by any serial order. The
-//! strategy holds the context before `a3` (once it has made `a1`) until `a2` has run:
-//! a task is postponed until a task stands at `a2` and goes first; a handler that holds
-//! `a2` is fired at once (a task or a less urgent handler cannot wait for it otherwise).
-//! The check in [`crate::targets`] reports the interleaving when `a2` lands in the window.
+//! access `a2`: R-W-R, W-W-R, R-W-W or W-R-W cannot be explained by any serial order.
+//!
+//! When a task holds `a2`, the strategy holds the context before `a3` (once it has made
+//! `a1`) until a task stands at `a2` and goes first. When a handler holds `a2` (a
+//! [`role::FIRE`] breakpoint names its source), nothing can wait for it: the strategy fires
+//! it somewhere in the window, at each of the context's points with probability 1/2 and at
+//! `a3` at the latest, until it has run once. Firing before `a3` matters when the window
+//! masks the source by `a3` (racebench 019: the store must land before main's mask) or when
+//! `a1`'s getter runs on (024, 029). The tracker records `a2` in the window wherever the
+//! context stood, and the check in [`crate::targets`] reports the interleaving at `a3`.
 
 use super::{Check, Strategy, View};
+use crate::event::IRQ_CONTEXT;
 use crate::op::Op;
 use crate::rng::SchedRng;
 use crate::targets::{access, role};
@@ -17,8 +23,8 @@ use crate::task::{MAX_TASKS, TaskId, TaskSet};
 /// [`role::REMOTE`] breakpoints, and [`role::FIRE`] when a handler holds the remote access.
 #[derive(Clone, Debug, Default)]
 pub struct Avio {
-    /// Tasks for which the handler was fired in their current window (once per window).
-    fired: TaskSet,
+    /// Tasks whose current window still waits for the handler (once per window).
+    want_fire: TaskSet,
     /// Whether a handler's window got its firing (once per run for handlers).
     fired_for_handler: bool,
 }
@@ -32,23 +38,28 @@ impl Strategy for Avio {
     }
 
     fn checks(&self, op: &Op) -> bool {
-        access(op).is_some()
+        access(op).is_some() || !self.want_fire.is_empty()
     }
 
-    fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> Check {
+    fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
         let targets = view.targets;
-        if view.tracker.at_second(t, op, targets).is_none() {
+        let at_second = view.tracker.at_second(t, op, targets).is_some();
+        if let Some(i) = targets.fire_source(0) {
+            if self.want_fire.contains(t)
+                && view.tracker.in_window(t)
+                && (at_second || rng.below(2) == 0)
+            {
+                // The handler runs first if it can fire now; otherwise `t` goes on and the
+                // next point tries again.
+                return Check::FireFirst(i);
+            }
+            return Check::Execute;
+        }
+        if !at_second {
             // `a2` by anyone runs at once: the check makes the interleaving real.
             return Check::Execute;
         }
         // `t` stands at `a3`, having made `a1`.
-        if let Some(i) = targets.fire_source(0) {
-            if self.fired.contains(t) {
-                return Check::Execute;
-            }
-            self.fired.insert(t);
-            return Check::FireFirst(i);
-        }
         let Some((_, a, _)) = access(op) else {
             return Check::Execute;
         };
@@ -70,16 +81,29 @@ impl Strategy for Avio {
     }
 
     fn analyze(&mut self, t: TaskId, op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
-        // A new `a1` opens a new window.
+        // A new `a1` opens a new window, which waits for its firing.
         if let Some((s, _, _)) = access(op)
             && view.targets.has(s, role::FIRST)
+            && view.targets.fire_source(0).is_some()
         {
-            self.fired.remove(t);
+            self.want_fire.insert(t);
         }
         TaskSet::EMPTY
     }
 
+    /// Keeps the kernel's lean path off while a window waits for its firing: every point
+    /// of the window must reach [`Strategy::check`].
+    fn lean_budget(&self, _steps: u32) -> u32 {
+        if self.want_fire.is_empty() { u32::MAX } else { 0 }
+    }
+
     fn handler_fire(&mut self, ctx: TaskId, op: &Op, view: &View<'_>) -> Option<u8> {
+        if let Some(i) = view.targets.fire_source(0)
+            && ctx == IRQ_CONTEXT + i
+        {
+            // The handler holding `a2` runs: every task's window got its firing.
+            self.want_fire = TaskSet::EMPTY;
+        }
         if self.fired_for_handler || view.tracker.at_second(ctx, op, view.targets).is_none() {
             return None;
         }
