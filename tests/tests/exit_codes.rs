@@ -369,6 +369,11 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
             &[&"merge", &nowhere, &"--report", &d.join("m2")],
         ),
         case(
+            31,
+            "a replay's report that is missing",
+            &[&"replay", &rf_fig2, &"--report", &nowhere, &"--bug", &bug],
+        ),
+        case(
             32,
             "a replay that does not reproduce",
             &[&"replay", &rf_fig2, &"--report", &tampered, &"--bug", &bug],
