@@ -58,9 +58,9 @@ pub(crate) struct CampaignArgs {
     #[arg(long, default_value_t = 10.0, value_parser = crate::cli::args::seconds, value_name = "SECS")]
     pub(crate) timeout: f64,
     /// The search's strategies, taken in turn by blocks of 50 runs, for the rest of a
-    /// budget after the candidates (`random`, `pct` = PCT of depth 3, `pos`; `none`: no
-    /// search).
-    #[arg(long, default_value = "random,pct,pos", value_name = "LIST")]
+    /// budget after the candidates (`random`, `pct` = PCT of depth 3, `pos`, `surw` =
+    /// SURW with Phase I's first run as its profiling run; `none`: no search).
+    #[arg(long, default_value = "random,pct,pos,surw", value_name = "LIST")]
     pub(crate) search: String,
     /// Stop at the first failing run; report.json's `runs.first_failure` counts the runs
     /// made up to it (with `--max-rounds 0 --search S`: strategy S alone).
@@ -79,7 +79,7 @@ fn parse_search(text: &str) -> Result<Vec<(jostle_kernel::config::StrategyId, u3
         .map(|name| {
             jostle_host_tools::engine::campaign::search_strategy(name.trim()).ok_or_else(|| {
                 JostleError::Usage(format!(
-                    "--search {text}: `{name}` is no search strategy (random, pct, pos; or none)"
+                    "--search {text}: `{name}` is no search strategy (random, pct, pos, surw; or none)"
                 ))
             })
         })

@@ -43,15 +43,22 @@ pub(crate) fn write_config(args: ConfigArgs) -> Result<u8, JostleError> {
         let target = Runner::new(path, args.host, 10.0)?;
         steer(&mut config, &args.steer, &*target)?;
         jostle_host_tools::engine::confirm::bound_pct(&*target, &mut config)?;
+        // SURW: the seed's choice from a profiling run of the firmware.
+        let profile = jostle_host_tools::engine::surw::profile(&*target, &config)?;
+        config = jostle_host_tools::engine::surw::with_choice(&config, profile.as_ref());
     } else if args.steer.target.is_some()
         || matches!(
             args.steer.strategy,
-            StrategyId::Race | StrategyId::Deadlock | StrategyId::DrFinder | StrategyId::Avio
+            StrategyId::Race
+                | StrategyId::Deadlock
+                | StrategyId::DrFinder
+                | StrategyId::Avio
+                | StrategyId::Surw
         )
         || (args.steer.strategy == StrategyId::Pct && args.steer.pct_steps == 0)
     {
         return Err(JostleError::Usage(
-            "--target, --strategy race|deadlock|drfinder|avio and PCT without --pct-steps need the firmware (ELF or -p/--bin)".into(),
+            "--target, --strategy race|deadlock|drfinder|avio|surw and PCT without --pct-steps need the firmware (ELF or -p/--bin)".into(),
         ));
     } else {
         steer_untargeted(&mut config, &args.steer)?;

@@ -60,6 +60,8 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
             )?;
             steer(&mut config, &args.steer, &*runner)?;
             jostle_host_tools::engine::confirm::bound_pct(&*runner, &mut config)?;
+            let profile = jostle_host_tools::engine::surw::profile(&*runner, &config)?;
+            config = jostle_host_tools::engine::surw::with_choice(&config, profile.as_ref());
             config.trace = TraceLevel::Full;
             (config, None)
         }

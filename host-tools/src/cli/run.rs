@@ -5,6 +5,7 @@ use crate::cli::args::{FirmwareArgs, StrategyArgs, Trace, Via, base_config};
 use crate::cli::steer::steer;
 use clap::Args;
 use jostle_host_tools::JostleError;
+use jostle_host_tools::engine::surw;
 use jostle_host_tools::transport::Transport;
 use jostle_kernel::Config;
 use std::io::Write;
@@ -60,9 +61,33 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, JostleError> {
     let target = args.via.runner(path, args.timeout)?;
     steer(&mut config, &args.steer, &*target)?;
     jostle_host_tools::engine::confirm::bound_pct(&*target, &mut config)?;
-    if args.runs > 1 {
-        return run_several(&*target, &config, args.runs, args.json);
+    // SURW's estimates come from a profiling run (a block file or the flash page brings its
+    // own configuration).
+    let profile = if args.config_file.is_none() && args.flash_config.is_none() {
+        surw::profile(&*target, &config)?
+    } else {
+        None
+    };
+    if let Some(p) = &profile {
+        let choice = p.choose(config.seed, surw_room(&config));
+        eprintln!(
+            "jostle: surw: {}{}",
+            p.describe(choice.as_ref()),
+            if args.runs > 1 {
+                "; each run draws its own location"
+            } else {
+                ""
+            }
+        );
+        eprintln!(
+            "jostle: surw: {} runs in all (the profiling run counts)",
+            u64::from(args.runs) + 1
+        );
     }
+    if args.runs > 1 {
+        return run_several(&*target, &config, args.runs, args.json, profile.as_ref());
+    }
+    let config = surw::with_choice(&config, profile.as_ref());
     // A boot from the flash page where the transport has one (QEMU), else the options' run.
     let flashed = args
         .flash_config
@@ -87,14 +112,22 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, JostleError> {
     Ok(outcome.outcome.map_or(23, |o| o.exit_code()))
 }
 
-/// `jostle run --runs N`: one line (or summary object) per run.
+/// The room SURW's breakpoints have in `config`'s block (what the target leaves).
+fn surw_room(config: &Config) -> usize {
+    let target = config.breakpoints.iter().filter(|b| !surw::is_surw(b));
+    jostle_kernel::config::MAX_BREAKPOINTS - target.count()
+}
+
+/// `jostle run --runs N`: one line (or summary object) per run (under SURW, each with its
+/// seed's choice from `profile`).
 pub(crate) fn run_several(
     target: &dyn Transport,
     config: &Config,
     runs: u32,
     json: bool,
+    profile: Option<&surw::Profile>,
 ) -> Result<u8, JostleError> {
-    let outcomes = target.run_batch(config, runs)?;
+    let outcomes = surw::run_batch(target, config, runs, profile)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut code = 0;

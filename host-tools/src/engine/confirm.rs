@@ -15,6 +15,9 @@ use std::time::Instant;
 pub struct Tally {
     /// Runs made.
     pub runs: u32,
+    /// Runs made before them to estimate (SURW's profiling run), not in `runs`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub profiling_runs: u32,
     /// Runs in which the targeted bug was made real.
     pub confirmed: u32,
     /// Runs that did not pass (panic, deadlock, overflow, fault, step limit, timeout).
@@ -31,6 +34,10 @@ pub struct Tally {
     pub runs_per_second: f64,
     /// The failures the runs showed, by signature (whether or not they confirmed).
     pub failures: crate::trace::failure::Seen,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Tally {
@@ -56,8 +63,13 @@ impl Tally {
         } else {
             format!("  panics: {}", panics.join(", "))
         };
+        let profiling = if self.profiling_runs > 0 {
+            format!(" (+{} profiling)", self.profiling_runs)
+        } else {
+            String::new()
+        };
         format!(
-            "runs {}  confirmed {} ({:.1}%)  failed {} ({:.1}%)  harmful {}  [{}]{panics}  {:.1} runs/s",
+            "runs {}{profiling}  confirmed {} ({:.1}%)  failed {} ({:.1}%)  harmful {}  [{}]{panics}  {:.1} runs/s",
             self.runs,
             self.confirmed,
             self.percent(self.confirmed),
@@ -89,11 +101,21 @@ pub fn tally(
     let started = Instant::now();
     let mut t = Tally::default();
     let mut feedback = base.clone();
+    // SURW's profiling run, once (seed `first`); each run draws its location from its seed.
+    let profile = crate::engine::surw::profile(
+        transport,
+        &Config {
+            seed: first,
+            ..base.clone()
+        },
+    )?;
+    t.profiling_runs = u32::from(profile.is_some());
     for i in 0..runs {
         let seed = first.wrapping_add(u64::from(i));
         let mut config = feedback.clone();
         config.seed = seed;
         bound_pct(transport, &mut config)?;
+        let config = crate::engine::surw::with_choice(&config, profile.as_ref());
         let outcome = transport.run(config, None)?;
         if let Some(e) = outcome.error {
             return Err(with_seed(e, seed));

@@ -1,6 +1,7 @@
 //! The campaign engine: Phase I traces → prediction (`predict`), candidates → breakpoints
 //! (`targeting`), N seeds × one strategy × one target → tally (`confirm`), the whole loop
-//! (`campaign`) on J workers (`pool`), and replaying a reported bug (`replay`).
+//! (`campaign`) on J workers (`pool`), replaying a reported bug (`replay`), and SURW's
+//! estimates from a profiling run (`surw`).
 //!
 //! Dependency rule: the engine makes runs only through `transport::Transport` (`&dyn
 //! Transport`) and never names QEMU, the host port or a probe; it reads runs through
@@ -11,4 +12,5 @@ pub mod confirm;
 pub mod pool;
 pub mod predict;
 pub mod replay;
+pub mod surw;
 pub mod targeting;

@@ -22,12 +22,13 @@ pub fn strategy_for(kind: CandidateKind) -> StrategyId {
     }
 }
 
-/// Does `strategy` aim at nothing (Random, PCT, POS)? Any candidate may be its target: the
+/// Does `strategy` aim at nothing (Random, PCT, POS, SURW: SURW's interesting location comes
+/// from its profiling run, not from a candidate)? Any candidate may be its target: the
 /// breakpoints then only let the run tell whether the bug happened.
 pub fn untargeted(strategy: StrategyId) -> bool {
     matches!(
         strategy,
-        StrategyId::Random | StrategyId::Pct | StrategyId::Pos
+        StrategyId::Random | StrategyId::Pct | StrategyId::Pos | StrategyId::Surw
     )
 }
 

@@ -213,7 +213,7 @@ impl RunOutcome {
     /// `AtomicityViolation` only for targeted breakpoints, but a deadlock whatever the
     /// strategy: it confirms a targeted cycle only when every blocked acquire is one of the
     /// cycle's (a race-targeted run that deadlocks elsewhere confirms nothing). An
-    /// untargeted run counts any finding.
+    /// untargeted run counts any finding (SURW's breakpoints aim at no bug).
     pub fn is_targeted_finding(&self, ev: &Event) -> bool {
         use jostle_kernel::targets::{role, role_of};
         let bps = &self.config.breakpoints;
@@ -221,7 +221,13 @@ impl RunOutcome {
             Event::RealRace { .. }
             | Event::AtomicityViolation { .. }
             | Event::Unserializable { .. } => true,
-            Event::DeadlockConfirmed { .. } if bps.is_empty() => true,
+            Event::DeadlockConfirmed { .. }
+                if bps
+                    .iter()
+                    .all(|b| matches!(role_of(b.aux), role::INTERESTING | role::WEIGHT)) =>
+            {
+                true
+            }
             Event::DeadlockConfirmed { .. } => {
                 let acquire = |s: u32| {
                     bps.iter()

@@ -322,6 +322,12 @@ proptest::proptest! {
                 (2, aux(role::SECOND, 0)),
                 (3, aux(role::REMOTE, 0)),
             ],
+            StrategyId::Surw => &[
+                (1, aux(role::INTERESTING, 0)),
+                (3, aux(role::INTERESTING, 0)),
+                (5, crate::strategy::Surw::weight_aux(0, 2)),
+                (4, crate::strategy::Surw::weight_aux(2, 1)),
+            ],
             _ => &[],
         };
         let mut config = with(strategy, seed, bps);
@@ -580,6 +586,97 @@ fn pos_is_deterministic_and_seed_dependent_and_a_yield_hands_over() {
         unreachable!()
     };
     assert_eq!(p.priority(0).map(|p| p.0), Some(true));
+}
+
+/// SURW's breakpoints: site 50 is interesting, and task `t` has initial weight `w[t]`.
+fn surw_config(seed: u64, weights: &[u32]) -> Config {
+    let mut bps = vec![(50, aux(role::INTERESTING, 0))];
+    for (t, &w) in weights.iter().enumerate() {
+        bps.push((w, crate::strategy::Surw::weight_aux(t as TaskId, 1)));
+    }
+    with(StrategyId::Surw, seed, &bps)
+}
+
+/// Task 1 writes location 7 once after three writes of its own location; task 2 writes
+/// location 7 three times. The interesting accesses are those of location 7 (site 50).
+fn one_among_three() -> [Vec<Op>; 2] {
+    let mut one: Vec<Op> = (0..3).map(|i| Op::Write { s: 60 + i, a: 8 }).collect();
+    one.push(Op::Write { s: 50, a: 7 });
+    [one, vec![Op::Write { s: 50, a: 7 }; 3]]
+}
+
+/// How many of task 2's writes of location 7 come before task 1's, per run of `config`.
+fn place_of_the_single_write(config: &Config) -> usize {
+    let [one, three] = one_among_three();
+    let (v, events) = simulate(config, &[&one, &three]);
+    assert_eq!(v, Verdict::Pass);
+    let order: Vec<u8> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Write { t, a: 7, .. } => Some(*t),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order.len(), 4);
+    order.iter().position(|t| *t == 1).unwrap()
+}
+
+/// URW's property (Zhao et al. ASPLOS'25, Theorem 1): the interleavings of the interesting
+/// accesses are sampled uniformly. Task 1's single write falls at each of its 4 places
+/// among task 2's 3 writes in a quarter of the runs, although task 1 first makes three
+/// uninteresting steps. Without the weights (task 2's count of 3, the main task's 4 =
+/// 1 + 3 before it spawns them), and under Random, it does not.
+#[test]
+fn surw_samples_the_interleavings_of_the_interesting_accesses_uniformly() {
+    const RUNS: u64 = 4000;
+    let histogram = |config: &dyn Fn(u64) -> Config| {
+        let mut counts = [0u32; 4];
+        for seed in 0..RUNS {
+            counts[place_of_the_single_write(&config(seed))] += 1;
+        }
+        counts
+    };
+    let surw = histogram(&|seed| surw_config(seed, &[4, 1, 3]));
+    // 1000 each; the standard deviation is 27.
+    for (place, n) in surw.iter().enumerate() {
+        assert!((880..1120).contains(n), "place {place}: {surw:?}");
+    }
+    let unweighted = histogram(&|seed| surw_config(seed, &[]));
+    assert!(
+        unweighted.iter().any(|n| !(800..1200).contains(n)),
+        "{unweighted:?}"
+    );
+    let random = histogram(&|seed| with(StrategyId::Random, seed, &[]));
+    assert!(
+        random.iter().any(|n| !(800..1200).contains(n)),
+        "{random:?}"
+    );
+}
+
+#[test]
+fn surw_is_deterministic_and_seed_dependent_and_a_yield_hands_over() {
+    let [one, three] = one_among_three();
+    let programs: [&[Op]; 2] = [&one, &three];
+    let run = |seed| simulate(&surw_config(seed, &[4, 1, 3]), &programs).1;
+    assert_eq!(run(4), run(4));
+    let mut distinct: Vec<Vec<Event>> = (0..20).map(run).collect();
+    distinct.sort_by_key(|e| std::format!("{e:?}"));
+    distinct.dedup();
+    assert!(distinct.len() > 3);
+    // A task that yields goes below the others, as under POS: their uninteresting writes all
+    // come before its next one.
+    let (w2, w3) = (writes(2), writes(3));
+    let mut yielder = vec![Op::Write { s: 90, a: 1 }, Op::Yield { s: 91 }];
+    yielder.extend(writes(1));
+    let programs: [&[Op]; 3] = [&yielder, &w2, &w3];
+    for seed in 0..20 {
+        let (v, events) = simulate(&surw_config(seed, &[]), &programs);
+        assert_eq!(v, Verdict::Pass);
+        let order = write_order(&events);
+        let first = order.iter().position(|t| *t == 1).unwrap();
+        let next = order[first + 1..].iter().position(|t| *t == 1).unwrap();
+        assert_eq!(next, 12 - first, "seed {seed}: {order:?}");
+    }
 }
 
 #[test]
@@ -973,7 +1070,11 @@ mod triples {
             config.trace = TraceLevel::Sync;
             let lean = schedule_with_irqs(&config, &[&broken, &b], &[], true);
             let general = schedule_with_irqs(&config, &[&broken, &b], &[], false);
-            assert!(unserializable(&lean.1).is_empty(), "seed {seed}: {:?}", lean.1);
+            assert!(
+                unserializable(&lean.1).is_empty(),
+                "seed {seed}: {:?}",
+                lean.1
+            );
             assert_eq!(lean, general, "seed {seed}");
         }
     }

@@ -9,7 +9,7 @@
 //! strategies'.
 //!
 //! A new strategy is one file implementing [`Strategy`] plus one line in the registry at
-//! the bottom of this file (`8 Name "name" => file::Type,`), which declares its module and
+//! the bottom of this file (`9 Name "name" => file::Type,`), which declares its module and
 //! gives it its configuration-block id and its name.
 
 // The strategies' modules are declared by the registry below (one line each).
@@ -221,7 +221,10 @@ macro_rules! registry {
         }
 
         /// The strategy named by the configuration block (static dispatch, no heap).
-        #[allow(missing_docs)]
+        // One lives in the kernel's static state for the whole run and is never moved, so
+        // the size of its largest variant (SURW's and POS's per-task tables, 832 bytes at
+        // 128 tasks) is paid once either way; there is no heap to box it on.
+        #[allow(missing_docs, clippy::large_enum_variant)]
         pub enum AnyStrategy {
             $( $variant($ty), )*
         }
@@ -314,4 +317,9 @@ registry! {
     /// POS (Yuan et al. CAV'18, Fray's default): random priorities; the runner's and those of
     /// the tasks whose next operation conflicts with the one executed are drawn anew.
     7 Pos "pos" => pos::Pos,
+    /// SURW (Zhao et al. ASPLOS'25): selectively uniform random walk. Breakpoints name the
+    /// access sites of one shared location and each task's weight, its accesses left, both
+    /// from a profiling run. The accesses interleave by a walk weighted by what each task has
+    /// left, and random priorities order every other operation.
+    8 Surw "surw" => surw::Surw,
 }

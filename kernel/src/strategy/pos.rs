@@ -123,13 +123,13 @@ impl Pos {
     }
 
     /// Task `t`'s priority goes; it is drawn again at its next decision.
-    fn reset(&mut self, t: TaskId) {
+    pub fn reset(&mut self, t: TaskId) {
         self.set.remove(t);
         self.low.remove(t);
     }
 
     /// Draws a priority for each task of `candidates` that has none, in task-id order.
-    fn draw(&mut self, candidates: TaskSet, rng: &mut SchedRng) {
+    pub fn draw(&mut self, candidates: TaskSet, rng: &mut SchedRng) {
         for t in candidates.minus(self.set).iter() {
             self.priority[t as usize] = rng.next_u32();
             self.set.insert(t);

@@ -172,12 +172,17 @@ impl Campaign<'_> {
         Ok(true)
     }
 
-    /// One boot's consecutive seeds; a broken stream or the task limit is an error.
+    /// One boot's consecutive seeds (under SURW, each seed with its own choice of location,
+    /// in as many boots as the choices change); a broken stream or the task limit is an
+    /// error.
     fn run_batch(&self, job: &Job) -> Result<Vec<RunOutcome>, JostleError> {
-        let mut outcomes = self
-            .transport
-            .run_batch(&job.config, job.chain)
-            .map_err(|e| with_context(e, &job.config))?;
+        let mut outcomes = crate::engine::surw::run_batch(
+            self.transport,
+            &job.config,
+            job.chain,
+            self.surw_profile.as_ref(),
+        )
+        .map_err(|e| with_context(e, &job.config))?;
         outcomes.iter_mut().try_for_each(checked)?;
         Ok(outcomes)
     }

@@ -127,6 +127,8 @@ pub struct Campaign<'r> {
     last_write: Instant,
     /// The longest Phase I run, in scheduling steps (the default livelock bound's measure).
     phase1_max_steps: u32,
+    /// SURW's profile: Phase I's first run (when the search's portfolio has SURW).
+    surw_profile: Option<crate::engine::surw::Profile>,
 }
 
 impl<'r> Campaign<'r> {
@@ -188,6 +190,7 @@ impl<'r> Campaign<'r> {
             wave: 0,
             last_write: Instant::now(),
             phase1_max_steps: 0,
+            surw_profile: None,
         }
     }
 

@@ -12,6 +12,7 @@ use crate::trace::run::{Outcome, RunOutcome};
 use jostle_checker::Candidate;
 use jostle_kernel::TraceLevel;
 use jostle_kernel::config::StrategyId;
+use jostle_kernel::targets::{role, role_of};
 use std::sync::atomic::Ordering;
 
 impl Campaign<'_> {
@@ -23,6 +24,16 @@ impl Campaign<'_> {
                 self.report.runs.phase1 += 1;
                 self.phase1_events += outcome.events.len() as u64;
                 self.phase1_max_steps = self.phase1_max_steps.max(outcome.steps);
+                // SURW's profiling run is Phase I's first (the artifact's one dry run).
+                if index == 0
+                    && self
+                        .settings
+                        .portfolio
+                        .iter()
+                        .any(|p| p.0 == StrategyId::Surw)
+                {
+                    self.surw_profile = Some(crate::engine::surw::Profile::of(outcome));
+                }
                 *self.report.runs.phase1_verdicts.entry(verdict).or_default() += 1;
                 self.feed(outcome);
                 self.record_failure(job, index, outcome);
@@ -98,7 +109,12 @@ impl Campaign<'_> {
                 .breakpoints
                 .iter()
                 .map(|bp| ReplayBreakpoint {
-                    location: crate::engine::predict::site_text(&self.prediction, bp.site),
+                    // A SURW weight is no site: it has no location (and is never mapped).
+                    location: if role_of(bp.aux) == role::WEIGHT {
+                        String::new()
+                    } else {
+                        crate::engine::predict::site_text(&self.prediction, bp.site)
+                    },
                     site: bp.site,
                     aux: bp.aux,
                 })

@@ -16,13 +16,16 @@ use jostle_kernel::{Config, TraceLevel};
 use std::sync::atomic::Ordering;
 
 /// The strategies a search may use (they need no target), by name, with PCT's depth: `pct`
-/// is PCT-3 (Burckhardt et al., ASPLOS 2010; the SURW paper's PCT baseline). The
-/// campaign's `--search` lists them (default `random,pct,pos`), and blocks take them in turn.
+/// is PCT-3 (Burckhardt et al., ASPLOS 2010; the SURW paper's PCT baseline). `surw` takes
+/// its estimates from Phase I's first run (its profiling run, see `engine::surw`), and each
+/// of its runs draws its location from its seed. The campaign's `--search` lists them
+/// (default `random,pct,pos,surw`), and blocks take them in turn.
 pub fn search_strategy(name: &str) -> Option<(StrategyId, u32)> {
     match name {
         "random" => Some((StrategyId::Random, 0)),
         "pct" => Some((StrategyId::Pct, 3)),
         "pos" => Some((StrategyId::Pos, 0)),
+        "surw" => Some((StrategyId::Surw, 0)),
         _ => None,
     }
 }

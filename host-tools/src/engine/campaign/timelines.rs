@@ -127,9 +127,11 @@ pub fn replay_config(
     })?;
     let mut breakpoints = jostle_kernel::fixed::Vec::new();
     for bp in &r.breakpoints {
+        // A SURW weight is a count, not a site of the image.
+        let site = jostle_kernel::targets::role_of(bp.aux) != jostle_kernel::targets::role::WEIGHT;
         let ids = match resolve {
-            Some(f) => f(&bp.location).unwrap_or_else(|_| vec![bp.site]),
-            None => vec![bp.site],
+            Some(f) if site => f(&bp.location).unwrap_or_else(|_| vec![bp.site]),
+            _ => vec![bp.site],
         };
         for site in ids {
             let _ = breakpoints.push(Breakpoint { site, aux: bp.aux });
