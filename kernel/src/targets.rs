@@ -172,6 +172,12 @@ pub struct Windows {
     locations: [u32; MAX_WINDOWS],
     /// Bit `i`: the access that opened window `i` wrote.
     writes: u8,
+    /// Bit `i`: the context crossed a section boundary (a lock, the critical section, a
+    /// mask) since window `i` opened. A remote access landing after that is not recorded:
+    /// `a1` and `a3` are then in two sections the programmer drew, and an access between
+    /// them is the design, not a violation (the checker predicts such triples; only
+    /// CTrigger's hold at `a3` confirms them, see [`Targets::before`]).
+    crossed: u8,
     len: u8,
     /// The remote access that landed in the window on [`Remote::a`].
     remote: Option<Remote>,
@@ -202,6 +208,18 @@ impl Windows {
         Some(self.writes & (1 << i) != 0)
     }
 
+    /// Has the context crossed a section boundary since it opened the window on `a`?
+    pub fn crossed(&self, a: u32) -> bool {
+        self.position(a)
+            .is_some_and(|i| self.crossed & (1 << i) != 0)
+    }
+
+    /// Does the context have a window it has not crossed a section boundary in?
+    pub fn any_uncrossed(&self) -> bool {
+        let all = (1u8 << self.len) - 1;
+        self.crossed & all != all
+    }
+
     fn position(&self, a: u32) -> Option<usize> {
         self.locations[..self.len as usize]
             .iter()
@@ -221,8 +239,10 @@ impl Windows {
         if let Some(i) = self.position(a) {
             let len = self.len as usize;
             self.locations.copy_within(i + 1..len, i);
-            let below = self.writes & ((1 << i) - 1);
-            self.writes = below | ((self.writes >> 1) & !((1 << i) - 1));
+            let without_bit_i =
+                |bits: u8| (bits & ((1 << i) - 1)) | ((bits >> 1) & !((1 << i) - 1));
+            self.writes = without_bit_i(self.writes);
+            self.crossed = without_bit_i(self.crossed);
             self.len -= 1;
         }
     }
@@ -236,7 +256,13 @@ impl Windows {
         let i = self.len as usize;
         self.locations[i] = a;
         self.writes = (self.writes & !(1 << i)) | (u8::from(writes) << i);
+        self.crossed &= !(1 << i);
         self.len += 1;
+    }
+
+    /// The context crossed a section boundary: every open window is crossed.
+    fn cross(&mut self) {
+        self.crossed = (1u8 << self.len) - 1;
     }
 }
 
@@ -287,9 +313,10 @@ impl Tracker {
         self.windows(ctx)
     }
 
-    /// Does context `ctx` have a triple window open?
+    /// Does context `ctx` have a triple window open that it has not crossed a section
+    /// boundary in?
     pub fn in_window(&self, ctx: TaskId) -> bool {
-        self.windows(ctx).len != 0
+        self.windows(ctx).any_uncrossed()
     }
 
     /// When `op` by context `ctx` is the second access `a3` of a targeted triple whose first
@@ -333,7 +360,7 @@ impl Tracker {
                 let reads_its_own_write = !writes
                     && w.remote
                         .is_some_and(|r| r.a == a && r.by == ctx && r.writes);
-                if u != ctx && w.position(a).is_some() && !reads_its_own_write {
+                if u != ctx && w.position(a).is_some() && !w.crossed(a) && !reads_its_own_write {
                     w.remote = Some(remote);
                 }
             }
@@ -369,6 +396,19 @@ impl Tracker {
     /// Records that `t` executed `op` (CalFuzzer's *analyze* hook for lock and block state);
     /// `targets` says which acquire sites open heuristic blocks.
     pub fn after(&mut self, t: TaskId, op: &Op, targets: &Targets) {
+        if targets.triple
+            && matches!(
+                op,
+                Op::Acquire { .. }
+                    | Op::Release { .. }
+                    | Op::CsEnter
+                    | Op::CsExit
+                    | Op::IrqMask { .. }
+                    | Op::PrioMask { .. }
+            )
+        {
+            self.windows[t as usize].cross();
+        }
         let f = &mut self.tasks[t as usize];
         match *op {
             Op::AtomicEnter { s } => {
@@ -633,16 +673,27 @@ impl Targets {
             && let Some((s2, a, remote_writes)) = access(op)
             && self.has(s2, role::REMOTE)
         {
-            // The remote access `a2` lands between a task's `a1` and the `a3` it is held at:
-            // the task goes on (the tracker records `a2` in its window).
+            // The remote access `a2` lands between a context's `a1` and the `a3` it is held
+            // (or preempted) at: CTrigger's interleaving. A task goes on. The tracker records
+            // `a2` in an uncrossed window, reported at `a3`; a crossed one is reported now.
             for (u, first_writes, pending) in tracker.waiting_at_second(slots, handlers, self) {
-                if let Some((_, a3, second_writes)) = access(&pending)
+                if let Some((s3, a3, second_writes)) = access(&pending)
                     && u != t
-                    && (u as usize) < MAX_TASKS
                     && a3 == a
                     && unserializable(first_writes, remote_writes, second_writes)
                 {
-                    done.insert(u);
+                    if tracker.windows_of(u).crossed(a) {
+                        emit(Event::Unserializable {
+                            t: u,
+                            s: s3,
+                            by: t,
+                            s2,
+                            a,
+                        });
+                    }
+                    if (u as usize) < MAX_TASKS {
+                        done.insert(u);
+                    }
                 }
             }
         }

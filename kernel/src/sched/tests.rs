@@ -1134,6 +1134,49 @@ mod triples {
     }
 
     #[test]
+    fn a_handler_between_two_critical_sections_is_the_design() {
+        // irq_masked_ok's shape: `a1` ends one critical section, `a3` starts the next; the
+        // handler may run between them, by design. Neither a firing in the window nor a
+        // spontaneous one there is a violation; the same task without the sections is one.
+        let handler = [Op::Update { s: 20, a: 7 }];
+        let handlers = [(
+            IrqSource {
+                priority: 1,
+                firing: Firing::Spontaneous { max: 2 },
+            },
+            &handler[..],
+        )];
+        let sections = [
+            Op::CsEnter,
+            Op::Write { s: 10, a: 7 },
+            Op::CsExit,
+            Op::Yield { s: 9 },
+            Op::CsEnter,
+            Op::Read { s: 11, a: 7 },
+            Op::CsExit,
+        ];
+        let bare = [
+            Op::Write { s: 10, a: 7 },
+            Op::Yield { s: 9 },
+            Op::Read { s: 11, a: 7 },
+        ];
+        let mut bps = bps();
+        bps.push((0, aux(role::FIRE, 0)));
+        let found = |task: &[Op]| {
+            (0..40)
+                .filter(|&seed| {
+                    let mut config = with(StrategyId::Avio, seed, &bps);
+                    config.irq_horizon = 8;
+                    let (_, events, _) = schedule_with_irqs(&config, &[task], &handlers, true);
+                    !unserializable(&events).is_empty()
+                })
+                .count()
+        };
+        assert_eq!(found(&sections), 0);
+        assert!(found(&bare) >= 20, "{}", found(&bare));
+    }
+
+    #[test]
     fn a_remote_read_of_its_own_write_is_not_unserializable() {
         // racebench 009's shape: W-R-W, but the handler reads back what it stored itself.
         let reads_back = [Op::Write { s: 19, a: 7 }, Op::Read { s: 20, a: 7 }];

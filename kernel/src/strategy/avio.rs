@@ -6,11 +6,14 @@
 //! When a task holds `a2`, the strategy holds the context before `a3` (once it has made
 //! `a1`) until a task stands at `a2` and goes first. When a handler holds `a2` (a
 //! [`role::FIRE`] breakpoint names its source), nothing can wait for it: the strategy fires
-//! it somewhere in the window, at each of the context's points with probability 1/2 and at
+//! it somewhere in the window, at each of the context's points with probability 1/2 (until
+//! the context crosses a section boundary: a lock, the critical section, a mask) and at
 //! `a3` at the latest, until it has run once. Firing before `a3` matters when the window
 //! masks the source by `a3` (racebench 019: the store must land before main's mask) or when
 //! `a1`'s getter runs on (024, 029). The tracker records `a2` in the window wherever the
 //! context stood, and the check in [`crate::targets`] reports the interleaving at `a3`.
+//! Between two sections the context left and entered, an access by another context is the
+//! programmer's design: only a hold at `a3` (CTrigger) confirms such a triple.
 
 use super::{Check, Strategy, View};
 use crate::event::IRQ_CONTEXT;
@@ -50,9 +53,12 @@ impl Strategy for Avio {
             // A point at `a1`'s site opens another window (a loop over elements, racebench
             // 001): the firing is kept for a window that goes on to `a3`.
             let at_first = access(op).is_some_and(|(s, _, _)| targets.has(s, role::FIRST));
+            // Before `a3`, only while the window has crossed no section boundary (see
+            // `targets::Windows`): between two sections the programmer drew, a firing is
+            // the design. At `a3` itself, as CTrigger does.
             if self.want_fire.contains(t)
-                && view.tracker.in_window(t)
-                && (at_second || (!at_first && rng.below(2) == 0))
+                && (at_second
+                    || (view.tracker.in_window(t) && !at_first && rng.below(2) == 0))
             {
                 // The handler runs first if it can fire now; otherwise `t` goes on and the
                 // next point tries again.
