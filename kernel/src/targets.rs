@@ -163,10 +163,6 @@ pub const MAX_WINDOWS: usize = 2;
 /// to that location closes it. More than one, because `a1`'s site may touch several
 /// locations before `a3` (a getter called for elements 1 then 2, `a3` back on element 1:
 /// racebench 024 and 029); when full, the oldest is forgotten.
-///
-/// Also the latest remote access `a2` that landed in a window, wherever the context stood
-/// (AVIO's definition: `a2` between `a1` and `a3` in the execution); the triple is reported
-/// when the context makes `a3` ([`Targets::before`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Windows {
     locations: [u32; MAX_WINDOWS],
@@ -179,8 +175,6 @@ pub struct Windows {
     /// CTrigger's hold at `a3` confirms them, see [`Targets::before`]).
     crossed: u8,
     len: u8,
-    /// The remote access that landed in the window on [`Remote::a`].
-    remote: Option<Remote>,
 }
 
 /// The latest access by another context that landed in a window: a targeted remote access
@@ -226,16 +220,7 @@ impl Windows {
             .position(|&l| l == a)
     }
 
-    /// The remote access `a2` that landed last in the open window on `a`.
-    pub fn remote(&self, a: u32) -> Option<Remote> {
-        self.remote
-            .filter(|r| r.a == a && r.targeted && self.position(a).is_some())
-    }
-
     fn close(&mut self, a: u32) {
-        if self.remote.is_some_and(|r| r.a == a) {
-            self.remote = None;
-        }
         if let Some(i) = self.position(a) {
             let len = self.len as usize;
             self.locations.copy_within(i + 1..len, i);
@@ -276,7 +261,16 @@ pub struct Tracker {
     windows: [Windows; MAX_TASKS],
     /// The same for each interrupt source's handler.
     irq_windows: [Windows; MAX_IRQS],
+    /// The latest access by another context that landed in an uncrossed window of a
+    /// context, for the last few contexts it happened to (the remote access `a2` wherever
+    /// the context stood, AVIO's definition: `a2` between `a1` and `a3` in the execution;
+    /// the triple is reported when the context makes `a3`, [`Targets::before`]). A table
+    /// rather than a field of every context's windows: it is rarely more than one entry.
+    remotes: [Option<(TaskId, Remote)>; MAX_REMOTES],
 }
+
+/// Most contexts with a remote access recorded at once (the oldest is forgotten).
+pub const MAX_REMOTES: usize = 4;
 
 impl Default for Tracker {
     fn default() -> Self {
@@ -284,6 +278,7 @@ impl Default for Tracker {
             tasks: [TaskFacts::default(); MAX_TASKS],
             windows: [Windows::default(); MAX_TASKS],
             irq_windows: [Windows::default(); MAX_IRQS],
+            remotes: [None; MAX_REMOTES],
         }
     }
 }
@@ -311,6 +306,29 @@ impl Tracker {
     /// The open triple windows of context `ctx` (a task or a handler).
     pub fn windows_of(&self, ctx: TaskId) -> Windows {
         self.windows(ctx)
+    }
+
+    /// The remote access `a2` that landed last in context `ctx`'s open window on `a`.
+    pub fn remote(&self, ctx: TaskId, a: u32) -> Option<Remote> {
+        let (_, r) = self.remotes.iter().flatten().find(|(u, _)| *u == ctx)?;
+        (r.a == a && r.targeted && self.windows(ctx).position(a).is_some()).then_some(*r)
+    }
+
+    /// Records `remote` as the latest access that landed in `ctx`'s window.
+    fn set_remote(
+        remotes: &mut [Option<(TaskId, Remote)>; MAX_REMOTES],
+        ctx: TaskId,
+        remote: Remote,
+    ) {
+        let i = (remotes
+            .iter()
+            .position(|e| e.is_some_and(|(u, _)| u == ctx)))
+        .or_else(|| remotes.iter().position(Option::is_none))
+        .unwrap_or_else(|| {
+            remotes.copy_within(1.., 0);
+            MAX_REMOTES - 1
+        });
+        remotes[i] = Some((ctx, remote));
     }
 
     /// Does context `ctx` have a triple window open that it has not crossed a section
@@ -351,18 +369,28 @@ impl Tracker {
             };
             let others = self
                 .windows
-                .iter_mut()
+                .iter()
                 .enumerate()
                 .map(|(u, w)| (u as TaskId, w));
-            let handlers = (self.irq_windows.iter_mut().enumerate())
-                .map(|(i, w)| (IRQ_CONTEXT + i as TaskId, w));
+            let handlers =
+                (self.irq_windows.iter().enumerate()).map(|(i, w)| (IRQ_CONTEXT + i as TaskId, w));
             for (u, w) in others.chain(handlers) {
                 let reads_its_own_write = !writes
-                    && w.remote
-                        .is_some_and(|r| r.a == a && r.by == ctx && r.writes);
+                    && self
+                        .remotes
+                        .iter()
+                        .flatten()
+                        .any(|(v, r)| *v == u && r.a == a && r.by == ctx && r.writes);
                 if u != ctx && w.position(a).is_some() && !w.crossed(a) && !reads_its_own_write {
-                    w.remote = Some(remote);
+                    Self::set_remote(&mut self.remotes, u, remote);
                 }
+            }
+        }
+        // The context's own access to `a` opens or closes its window there: what landed in
+        // the one before is forgotten.
+        for entry in self.remotes.iter_mut() {
+            if entry.is_some_and(|(u, r)| u == ctx && r.a == a) {
+                *entry = None;
             }
         }
         if let Some(windows) = self.windows_mut(ctx) {
@@ -699,7 +727,7 @@ impl Targets {
         }
         if let Some(first_writes) = tracker.at_second(t, op, self)
             && let Some((s, a, second_writes)) = access(op)
-            && let Some(r) = tracker.windows_of(t).remote(a)
+            && let Some(r) = tracker.remote(t, a)
             && unserializable(first_writes, r.writes, second_writes)
         {
             // `t` makes `a3` with a remote `a2` in its window, wherever `t` stood when it
