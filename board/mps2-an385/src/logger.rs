@@ -34,12 +34,18 @@ fn flush(state: &mut State) {
     if state.len == 0 {
         return;
     }
-    if state.stdout.is_none() {
-        state.stdout = semihosting::io::stdout().ok();
-    }
-    if let Some(out) = state.stdout.as_mut() {
-        let _ = out.write_all(&state.buf[..state.len]);
-    }
+    // With the running task's stack guard lifted: QEMU checks a semihosting call's memory
+    // against the MPU by the first address of each 1 KiB page, so a guard that starts a page
+    // would fail the call (and lose the frame) whenever its parameter block, on the task's
+    // stack, lies in that page (see `jostle_kernel::port::unguarded`).
+    jostle_kernel::port::unguarded(|| {
+        if state.stdout.is_none() {
+            state.stdout = semihosting::io::stdout().ok();
+        }
+        if let Some(out) = state.stdout.as_mut() {
+            let _ = out.write_all(&state.buf[..state.len]);
+        }
+    });
     state.len = 0;
 }
 

@@ -253,6 +253,26 @@ pub unsafe fn guard(base: usize) {
     }
 }
 
+/// Runs `f` with the MPU off, then puts `MPU_CTRL` back as it was (see
+/// [`super::unguarded`]).
+///
+/// # Safety
+/// After [`guard_init`] returned `true`; `f` must reach no scheduling point.
+#[inline(always)]
+pub unsafe fn unguarded<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: per the contract, the MPU exists; restoring the saved control word restores
+    // the guard exactly as it was (or leaves it off after `guard_off`).
+    unsafe {
+        let ctrl = MPU_CTRL.read_volatile();
+        MPU_CTRL.write_volatile(0);
+        core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
+        let r = f();
+        MPU_CTRL.write_volatile(ctrl);
+        core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
+        r
+    }
+}
+
 /// Turns the MPU off (before a restart, whose startup code writes every stack).
 #[inline(always)]
 pub fn guard_off() {

@@ -345,6 +345,27 @@ unsafe fn check_canary(t: TaskId) {
     }
 }
 
+/// Runs `f` with the running task's stack guard (the MPU) lifted: for a board whose output
+/// goes through the CPU's view of memory, as QEMU's semihosting does.
+///
+/// QEMU reads a semihosting call's parameter block and buffer as a debugger would, but
+/// through the MPU, translating each 1 KiB page by its *first* address: when a task's stack
+/// starts on a page boundary, its 32-byte guard denies the whole page, and a `SYS_WRITE`
+/// whose parameter block (on the task's stack) lies in that page fails. The logger then
+/// drops the frame: CCT `twostage` at tasks-128 (two 2 KiB stacks at 0x2000_0000 and
+/// 0x2000_0800, more than 1 KiB deep in the scheduler) lost 16 of its 24 task events.
+/// `f` must reach no scheduling point (a logger's write, inside its critical section).
+pub fn unguarded<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: `guarded` is read only once the kernel is started (before, the MPU is off);
+    // it is true only when `guard_init` found an MPU.
+    if started() && unsafe { (*kernel()).guarded } {
+        // SAFETY: as above; `f` switches no task (the caller's contract).
+        unsafe { arch::unguarded(f) }
+    } else {
+        f()
+    }
+}
+
 /// Fires source `i`: its handler runs (on the main stack, as a real exception) before this
 /// returns.
 fn fire(i: u8) {
