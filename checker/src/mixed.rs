@@ -25,7 +25,7 @@ use crate::race::{AccessKind, PairSet, RaceAccess, RacePair};
 use crate::vc::{Clocks, Edges};
 
 /// An access as this analysis sees it: location, site, context, write?, atomic?
-pub(crate) fn access(ev: &Event) -> Option<(u32, u32, u8, bool, bool)> {
+pub fn access(ev: &Event) -> Option<(u32, u32, u8, bool, bool)> {
     Some(match *ev {
         Event::Read { t, s, a } => (a, s, t, false, false),
         Event::Write { t, s, a } | Event::Update { t, s, a } => (a, s, t, true, false),

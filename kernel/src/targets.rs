@@ -285,7 +285,7 @@ impl Default for Tracker {
 
 impl Tracker {
     /// The open triple windows of context `ctx` (a task or a handler).
-    fn windows(&self, ctx: TaskId) -> Windows {
+    pub fn windows(&self, ctx: TaskId) -> Windows {
         if (ctx as usize) < MAX_TASKS {
             self.windows[ctx as usize]
         } else {
@@ -301,11 +301,6 @@ impl Tracker {
             self.irq_windows
                 .get_mut(ctx.wrapping_sub(IRQ_CONTEXT) as usize)
         }
-    }
-
-    /// The open triple windows of context `ctx` (a task or a handler).
-    pub fn windows_of(&self, ctx: TaskId) -> Windows {
-        self.windows(ctx)
     }
 
     /// The remote access `a2` that landed last in context `ctx`'s open window on `a`.
@@ -340,8 +335,12 @@ impl Tracker {
     /// When `op` by context `ctx` is the second access `a3` of a targeted triple whose first
     /// access `a1` it made (the window on `op`'s location is open): whether `a1` wrote.
     pub fn at_second(&self, ctx: TaskId, op: &Op, targets: &Targets) -> Option<bool> {
+        // `before` asks at every checked operation: the flag first, then the decoding.
+        if !targets.triple {
+            return None;
+        }
         let (s, a, _) = access(op)?;
-        if !targets.triple || !targets.has(s, role::SECOND) {
+        if !targets.has(s, role::SECOND) {
             return None;
         }
         self.windows(ctx).first(a)
@@ -710,7 +709,7 @@ impl Targets {
                     && a3 == a
                     && unserializable(first_writes, remote_writes, second_writes)
                 {
-                    if tracker.windows_of(u).crossed(a) {
+                    if tracker.windows(u).crossed(a) {
                         emit(Event::Unserializable {
                             t: u,
                             s: s3,

@@ -181,17 +181,7 @@ fn firmware_arguments_reach_the_firmware() {
 fn host_port_and_qemu_make_the_same_decisions() {
     // Atomics and interrupts included: their operations are steps too. Random, and POS,
     // whose decisions read every task's pending operation.
-    for bin in [
-        "rf_fig2",
-        "abba_deadlock",
-        "rf_fig1",
-        "af_fig2",
-        "atomic_check_then_act",
-        "spsc_publish_order",
-        "irq_counter",
-        "irq_nested",
-        "irq_masked_ok",
-    ] {
+    for &bin in CROSS_PORT_EXAMPLES {
         let fw = firmware(bin);
         for strategy in [StrategyId::Random, StrategyId::Pos] {
             for seed in 0..8 {

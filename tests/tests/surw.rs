@@ -178,17 +178,7 @@ fn a_campaign_searches_with_surw_after_its_profiling_run_and_counts_it() {
 #[test]
 fn host_port_and_qemu_make_the_same_surw_decisions() {
     let mut aimed = 0;
-    for bin in [
-        "rf_fig2",
-        "abba_deadlock",
-        "rf_fig1",
-        "af_fig2",
-        "atomic_check_then_act",
-        "spsc_publish_order",
-        "irq_counter",
-        "irq_nested",
-        "irq_masked_ok",
-    ] {
+    for &bin in CROSS_PORT_EXAMPLES {
         let fw = firmware(bin);
         let on_qemu = Profile::of(&run_qemu(&fw, config(0, &[3])));
         let on_host = Profile::of(&run_host(bin, config(0, &[3])));

@@ -16,7 +16,7 @@ pub struct Tally {
     /// Runs made.
     pub runs: u32,
     /// Runs made before them to estimate (SURW's profiling run), not in `runs`.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::output::report::is_zero")]
     pub profiling_runs: u32,
     /// Runs in which the targeted bug was made real.
     pub confirmed: u32,
@@ -34,10 +34,6 @@ pub struct Tally {
     pub runs_per_second: f64,
     /// The failures the runs showed, by signature (whether or not they confirmed).
     pub failures: crate::trace::failure::Seen,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 impl Tally {

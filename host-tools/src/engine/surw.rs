@@ -33,6 +33,7 @@
 use crate::error::JostleError;
 use crate::trace::run::RunOutcome;
 use crate::transport::Transport;
+use jostle_checker::mixed::access;
 use jostle_kernel::config::{Breakpoint, MAX_BREAKPOINTS, StrategyId};
 use jostle_kernel::event::IRQ_CONTEXT;
 use jostle_kernel::strategy::Surw;
@@ -88,20 +89,6 @@ pub struct Choice {
     pub breakpoints: Vec<Breakpoint>,
 }
 
-/// An access event's task, site, location and whether it writes (a failed compare-and-swap
-/// reads).
-fn access(e: &Event) -> Option<(u8, u32, u32, bool)> {
-    Some(match *e {
-        Event::Read { t, s, a } | Event::AtomicLoad { t, s, a, .. } => (t, s, a, false),
-        Event::CasFailed { t, s, a, .. } => (t, s, a, false),
-        Event::Write { t, s, a }
-        | Event::Update { t, s, a }
-        | Event::AtomicStore { t, s, a, .. }
-        | Event::AtomicRmw { t, s, a, .. } => (t, s, a, true),
-        _ => return None,
-    })
-}
-
 impl Profile {
     /// The profile of a full-trace run.
     pub fn of(run: &RunOutcome) -> Profile {
@@ -132,7 +119,7 @@ impl Profile {
                 }
                 _ => {}
             }
-            let Some((t, s, a, writes)) = access(e).filter(|x| x.0 < IRQ_CONTEXT) else {
+            let Some((a, s, t, writes, _)) = access(e).filter(|x| x.2 < IRQ_CONTEXT) else {
                 continue;
             };
             tasks.insert(t);

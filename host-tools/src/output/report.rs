@@ -233,7 +233,7 @@ pub struct Attempt {
 }
 
 /// Serde's test for fields written only when set.
-fn is_zero(v: &u32) -> bool {
+pub(crate) fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 

@@ -18,10 +18,11 @@ impl<K: Sink> Core<K> {
     /// Why this equals the loop: `op` is a plain access or yield, which no strategy's check,
     /// no target check (races and triples are ruled out by [`crate::targets::Targets::may_aim_at`])
     /// and no tracker acts on (an access closing a triple's window is the one exception:
-    /// AVIO's budget is 0 once a window has opened); with nothing forced or postponed, the step limit and the
-    /// strategy's next point of interest not reached (the budget), `decide` would pick among
-    /// the enabled tasks exactly as [`crate::strategy::AnyStrategy::lean_pick`] does, and the
-    /// enabled tasks are the stopped ones the general loop last allowed.
+    /// AVIO's budget is 0 once a window has opened); with nothing forced or postponed, the
+    /// step limit and the strategy's next point of interest not reached (the budget),
+    /// `decide` would pick among the enabled tasks exactly as
+    /// [`crate::strategy::AnyStrategy::lean_pick`] does, and the enabled tasks are the stopped
+    /// ones the general loop last allowed.
     #[inline(always)]
     pub fn point(&mut self, me: TaskId, op: Op) -> Next {
         if let Some(s) = op.lean_site()

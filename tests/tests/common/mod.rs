@@ -273,3 +273,17 @@ pub fn bench_script(script: &str, args: &[&str]) -> String {
     );
     stdout
 }
+
+/// The examples the cross-port tests run on QEMU and on the host port: locks, deadlocks,
+/// atomics and interrupts, so that every kind of operation is a step on both.
+pub const CROSS_PORT_EXAMPLES: &[&str] = &[
+    "rf_fig2",
+    "abba_deadlock",
+    "rf_fig1",
+    "af_fig2",
+    "atomic_check_then_act",
+    "spsc_publish_order",
+    "irq_counter",
+    "irq_nested",
+    "irq_masked_ok",
+];
