@@ -29,7 +29,10 @@
 //!   lock `D` holds at `a2`, the critical section (nothing else runs while a task holds it;
 //!   it masks every handler), or a mask of `D`'s source (`D`'s implicit locks of
 //!   [`crate::irq`] share none of the locks `C` holds at both accesses without releasing
-//!   them in between: two critical sections are not one);
+//!   them in between: two critical sections are not one). A mask of `D`'s source alone
+//!   does not keep `D` out when a more urgent handler `C` does not mask was seen enabling
+//!   that source anywhere in the trace ([`crate::irq::Unmaskers`]): the triple then names
+//!   that handler, which a confirmation fires first;
 //! - happens-before (the hybrid detector's relation, [`Edges::Relaxed`]: spawn, join,
 //!   signals, atomics, interrupt requests; lock order is not fixed, locks are the previous
 //!   condition): neither `a2 ≺ a1` nor `a3 ≺ a2`. `a2` may come from anywhere in the trace.
@@ -54,6 +57,7 @@ use serde::{Deserialize, Serialize};
 use jostle_kernel::event::Event;
 
 use crate::hash::{FxHashMap, FxHashSet};
+use crate::irq::Unmaskers;
 use crate::locks::{LockState, SetId};
 use crate::mixed::access;
 use crate::vc::{Clocks, Edges, VectorClock};
@@ -118,6 +122,10 @@ pub struct AccessTriple {
     pub remote_context: u8,
     /// Event indices of `a1`, `a2`, `a3` (in that order, which need not be trace order).
     pub events: [u64; 3],
+    /// The source of a more urgent handler that must undo the context's mask of the remote
+    /// handler's source first (it was seen enabling that source; [`crate::irq::Unmaskers`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmasker: Option<u8>,
 }
 
 /// The latest access of a key (a possible `a2`).
@@ -168,27 +176,37 @@ struct Location {
 }
 
 /// Can an access of another context with lockset `d` run between two accesses of a context
-/// that held `held` all along (module doc)?
-fn can_interleave(locks: &LockState, held: SetId, d: SetId) -> bool {
+/// that held `held` all along (module doc)? `Some(None)`: yes; `Some(Some(j))`: yes, once
+/// the handler of source `j` has undone the context's mask of the remote's source.
+fn can_interleave(
+    locks: &LockState,
+    unmaskers: &Unmaskers,
+    held: SetId,
+    d: SetId,
+) -> Option<Option<u8>> {
     let c = *locks.irq(held);
     let r = *locks.irq(d);
     match (c.handler, r.handler) {
         // A task never runs inside a handler; a handler preempts only less urgent ones.
-        (Some(_), None) => return false,
-        (Some((_, pc)), Some((_, pd))) if pd >= pc => return false,
+        (Some(_), None) => return None,
+        (Some((_, pc)), Some((_, pd))) if pd >= pc => return None,
         _ => {}
     }
-    let kept_out = match r.handler {
-        Some((i, p)) => c.masks(i, p),
+    if locks.shares_symmetric(held, d) {
+        return None;
+    }
+    match r.handler {
+        Some((i, p)) if c.masks(i, p) => unmaskers.breaker(&c, i, p).map(Some),
         // Nothing else runs while a task is inside the critical section.
-        None => c.cs,
-    };
-    !kept_out && !locks.shares_symmetric(held, d)
+        None if c.cs => None,
+        _ => Some(None),
+    }
 }
 
 struct State {
     clocks: Clocks,
     locks: LockState,
+    unmaskers: Unmaskers,
     locations: FxHashMap<u32, Location>,
     last: FxHashMap<(u8, u32), Last>,
     /// Per context, bumped when a task ends or a handler firing begins or ends: accesses of
@@ -221,7 +239,7 @@ impl State {
             let Some(pattern) = AccessPattern::of(p.w1, write, p.w3) else {
                 continue;
             };
-            if can_interleave(&self.locks, p.held, set) {
+            if let Some(unmasker) = can_interleave(&self.locks, &self.unmaskers, p.held, set) {
                 found.push(AccessTriple {
                     first: p.s1,
                     remote: site,
@@ -231,6 +249,7 @@ impl State {
                     context: p.ctx,
                     remote_context: t,
                     events: [p.e1, idx, p.e3],
+                    unmasker,
                 });
             }
         }
@@ -252,7 +271,7 @@ impl State {
                 let Some(pattern) = AccessPattern::of(a1.write, r.write, write) else {
                     continue;
                 };
-                if can_interleave(&self.locks, held, r.set) {
+                if let Some(unmasker) = can_interleave(&self.locks, &self.unmaskers, held, r.set) {
                     found.push(AccessTriple {
                         first: a1.site,
                         remote: r.site,
@@ -262,6 +281,7 @@ impl State {
                         context: t,
                         remote_context: r.ctx,
                         events: [a1.event, r.event, idx],
+                        unmasker,
                     });
                 }
             }
@@ -334,6 +354,7 @@ pub fn detect(trace: &[Event]) -> Vec<AccessTriple> {
     let mut a = State {
         clocks: Clocks::new(Edges::Relaxed),
         locks: LockState::with_masks(),
+        unmaskers: Unmaskers::of(trace),
         locations: FxHashMap::default(),
         last: FxHashMap::default(),
         gens: vec![0; 256],
@@ -485,6 +506,7 @@ pub(crate) mod tests {
             clocks.atomic_release(ev);
         }
         let ordered = |x: &Seen, y: &Seen| x.vc.get(x.ctx) <= y.vc.get(x.ctx);
+        let unmaskers = Unmaskers::of(trace);
         let mut out = BTreeSet::new();
         for &(i1, i3, held) in &pairs {
             let (a1, a3) = (&accesses[i1], &accesses[i3]);
@@ -492,7 +514,7 @@ pub(crate) mod tests {
                 if a2.ctx != a1.ctx
                     && a2.loc == a1.loc
                     && AccessPattern::of(a1.write, a2.write, a3.write).is_some()
-                    && can_interleave(&locks, held, a2.set)
+                    && can_interleave(&locks, &unmaskers, held, a2.set).is_some()
                     && !(a2.event < a1.event && ordered(a2, a1))
                     && !(a3.event < a2.event && ordered(a3, a2))
                 {

@@ -198,6 +198,63 @@ impl IrqInfo {
     }
 }
 
+/// The handlers seen enabling a source (`IrqMask { on: 0 }` in a handler context): a mask of
+/// that source is one a more urgent handler can undo. racebench 014: isr_1 masks isr_3 around
+/// two reads; isr_2, more urgent, enables isr_3, so isr_3 can land between them all the same.
+#[derive(Clone, Debug, Default)]
+pub struct Unmaskers {
+    /// (source enabled, or [`ALL_IRQS`]; the enabling handler's source and priority).
+    seen: Vec<(u8, u8, u8)>,
+}
+
+impl Unmaskers {
+    /// Every handler of `trace` that enables a source, wherever it does it.
+    pub fn of(trace: &[jostle_kernel::event::Event]) -> Self {
+        use jostle_kernel::event::Event;
+        let mut running: crate::hash::FxHashMap<u8, (u8, u8)> = Default::default();
+        let mut seen = Vec::new();
+        for ev in trace {
+            match *ev {
+                Event::IrqEnter { t, i, p, .. } => {
+                    running.insert(t, (i, p));
+                }
+                Event::IrqExit { t } => {
+                    running.remove(&t);
+                }
+                Event::IrqMask { t, i, on: 0, .. } => {
+                    if let Some(&(j, q)) = running.get(&t)
+                        && !seen.contains(&(i, j, q))
+                    {
+                        seen.push((i, j, q));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Self { seen }
+    }
+
+    /// A handler that can undo `masker`'s mask of the handler of source `i`, priority `p`:
+    /// the mask is a per-source or all-sources one (an enable clears the NVIC bit; the
+    /// critical section and the priority mask stay), and the unmasker could preempt the
+    /// masking context, which does not mask it in turn.
+    pub fn breaker(&self, masker: &IrqInfo, i: u8, p: u8) -> Option<u8> {
+        if masker.cs || (masker.basepri != 0 && p >= masker.basepri) {
+            return None;
+        }
+        self.seen
+            .iter()
+            .find(|&&(k, j, q)| {
+                (k == i || k == ALL_IRQS)
+                    && j != i
+                    && masker.handler.is_none_or(|(own, _)| own != j)
+                    && masker.preemptible_by(q)
+                    && !masker.masks(j, q)
+            })
+            .map(|&(_, j, _)| j)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,5 +311,62 @@ mod tests {
         assert!(info(&[handler_lock(0, 2), prio_lock(1)]).excluded(&h1));
         // A mask of a less urgent source does not help the more urgent handler.
         assert!(!info(&[handler_lock(1, 1), CS_LOCK]).excluded(&h0));
+    }
+
+    #[test]
+    fn a_source_mask_is_broken_only_by_a_more_urgent_unmasked_handler_that_enables_it() {
+        use jostle_kernel::event::Event;
+        let info = |ls: &[u32]| {
+            let mut i = IrqInfo::default();
+            ls.iter().for_each(|&l| i.add(l));
+            i
+        };
+        let h2 = IRQ_CONTEXT + 2;
+        // Source 2 (priority 1) enables source 3; source 1 has priority 3.
+        let trace = [
+            Event::IrqEnter {
+                t: h2,
+                i: 2,
+                p: 1,
+                by: 0,
+            },
+            Event::IrqMask {
+                t: h2,
+                s: 7,
+                i: 3,
+                on: 0,
+            },
+            Event::IrqExit { t: h2 },
+            // A task's enable is no handler's.
+            Event::IrqMask {
+                t: 0,
+                s: 8,
+                i: 4,
+                on: 0,
+            },
+        ];
+        let u = Unmaskers::of(&trace);
+        let isr_1 = info(&[handler_lock(1, 3), irq_lock(3)]);
+        assert_eq!(u.breaker(&isr_1, 3, 0), Some(2));
+        assert_eq!(u.breaker(&info(&[irq_lock(3)]), 3, 0), Some(2));
+        assert_eq!(
+            u.breaker(&info(&[IRQ_ALL_LOCK]), 3, 0),
+            None,
+            "source 2 masked too"
+        );
+        assert_eq!(
+            u.breaker(&info(&[irq_lock(4)]), 4, 0),
+            None,
+            "enabled by a task"
+        );
+        // Not through the critical section or a priority mask.
+        assert_eq!(u.breaker(&info(&[irq_lock(3), CS_LOCK]), 3, 0), None);
+        assert_eq!(u.breaker(&info(&[irq_lock(3), prio_lock(1)]), 3, 2), None);
+        // A context the unmasker cannot preempt, or one that masks it.
+        assert_eq!(
+            u.breaker(&info(&[handler_lock(1, 0), irq_lock(3)]), 3, 0),
+            None
+        );
+        assert_eq!(u.breaker(&info(&[irq_lock(3), irq_lock(2)]), 3, 0), None);
     }
 }

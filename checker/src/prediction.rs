@@ -116,6 +116,10 @@ pub struct TripleEvidence {
     pub remote_context: u8,
     /// The context of `a1` and `a3`.
     pub context: u8,
+    /// A more urgent handler's source to fire first: it undoes the context's mask of the
+    /// remote handler's source ([`AccessTriple::unmasker`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmasker: Option<u8>,
 }
 
 /// One deadlock cycle as seen in one trace.
@@ -360,6 +364,7 @@ impl Candidate {
                     kinds: t.pattern,
                     remote_context: t.remote_context,
                     context: t.context,
+                    unmasker: t.unmasker,
                 }]
                 .into(),
                 ..Evidence::default()

@@ -290,6 +290,55 @@ fn handlers_preempt_only_less_urgent_handlers() {
     assert!(triples(&t.build()).is_empty());
 }
 
+/// racebench 014: a handler masks a source around its two reads, but a more urgent handler
+/// enables that source (here after the reads): the masked handler can still land between
+/// them, and the triple names the unmasker. A task's enable, a less urgent handler's, or a
+/// critical section instead of the mask leave it kept out.
+#[test]
+fn a_mask_a_more_urgent_handler_undoes_keeps_nothing_out() {
+    // Sources: 1 (priority 3) reads, 2 (priority 2) unmasks 3, 3 (priority 1) writes.
+    let build = |unmasker: u8, unmasker_prio: u8, cs: bool| {
+        let mut t = Trace::main_spawning(1);
+        t.irq(1, 3, 1).mask(h(1), 10, 3);
+        if cs {
+            t.cs(h(1));
+        }
+        t.read(h(1), 1, X).read(h(1), 3, X);
+        if cs {
+            t.end_cs(h(1));
+        }
+        t.end_irq(1);
+        t.irq(unmasker, unmasker_prio, 1)
+            .unmask(h(unmasker), 11, 3)
+            .end_irq(unmasker);
+        t.irq(3, 1, 1).write(h(3), 2, X).end_irq(3);
+        t.build()
+    };
+    let found = access_atomicity::detect(&build(2, 2, false));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].first, found[0].remote, found[0].second),
+        (1, 2, 3)
+    );
+    assert_eq!(found[0].unmasker, Some(2));
+    let p = predict(&build(2, 2, false), &Options::default());
+    let c = p
+        .of_kind(CandidateKind::AccessAtomicity)
+        .next()
+        .expect("a candidate");
+    assert_eq!(c.evidence.triples.first().unwrap().unmasker, Some(2));
+    // Less urgent than the reader (it cannot preempt it), or the reads in a critical section.
+    assert!(triples(&build(2, 4, false)).is_empty());
+    assert!(triples(&build(2, 2, true)).is_empty());
+    // The task enables it: a task never runs inside a handler.
+    let mut t = Trace::main_spawning(1);
+    t.irq(1, 3, 1).mask(h(1), 10, 3);
+    t.read(h(1), 1, X).read(h(1), 3, X).end_irq(1);
+    t.unmask(1, 11, 3);
+    t.irq(3, 1, 1).write(h(3), 2, X).end_irq(3);
+    assert!(triples(&t.build()).is_empty());
+}
+
 /// Happens-before rules out a remote access that must come before a1 or after a3; lock
 /// order observed in the trace does not.
 #[test]

@@ -138,6 +138,13 @@ pub fn candidate_breakpoints(
                     aux: aux(role::FIRE, 0),
                 });
             }
+            // The window masks that handler: a more urgent one that enables it goes first.
+            if let Some(source) = triple.unmasker {
+                bps.push(Breakpoint {
+                    site: u32::from(source),
+                    aux: aux(role::FIRE, 1),
+                });
+            }
         }
         CandidateKind::Deadlock => {
             let cycle = candidate

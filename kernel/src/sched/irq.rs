@@ -18,7 +18,7 @@
 //! strategy may also fire one at once (RaceFuzzer, to make a race with a handler real; AVIO,
 //! to put a handler's access inside a window); a source a run targets that way keeps its
 //! last firing for that moment, as RaceFuzzer holds back one side of a race until the other
-//! side comes. When no task can run, an eligible source fires before the run is declared
+//! side comes (its other firings then spread over the whole horizon). When no task can run, an eligible source fires before the run is declared
 //! over or deadlocked (a handler may be what the tasks wait for).
 //!
 //! A handler runs to completion: at its own scheduling points it executes at once, unless a
@@ -87,8 +87,9 @@ impl<K: Sink> Core<K> {
     pub fn declare_irqs(&mut self, sources: &[IrqSource]) {
         self.irqs.clear();
         for (i, source) in sources.iter().take(MAX_IRQS).enumerate() {
+            let reserved = self.targets.fires(i as u8);
             let due = match source.firing {
-                Firing::Spontaneous { max } => self.draw_due(self.gap_span(max)),
+                Firing::Spontaneous { max } => self.draw_due(self.gap_span(max, reserved)),
                 Firing::Requested => u32::MAX,
             };
             let _ = self.irqs.push(IrqState {
@@ -97,7 +98,7 @@ impl<K: Sink> Core<K> {
                 pending: false,
                 fired: 0,
                 due,
-                reserved: self.targets.fires(i as u8),
+                reserved,
                 active: false,
                 pending_op: None,
             });
@@ -113,11 +114,19 @@ impl<K: Sink> Core<K> {
     }
 
     /// The span a spontaneous source with at most `max` firings draws each gap from:
-    /// `2 · horizon / (max + 1)`, so that its firings (a mean gap of `horizon / (max + 1)`)
-    /// spread over the horizon, which the host sets to the length of the runs it has seen.
-    /// A source that fires once draws its step uniformly over the horizon.
-    fn gap_span(&self, max: u8) -> u32 {
-        self.irq_horizon.saturating_mul(2) / (u32::from(max) + 1)
+    /// `2 · horizon / (n + 1)` for its `n` drawn firings, so that they (a mean gap of
+    /// `horizon / (n + 1)`) spread over the horizon, which the host sets to the length of the
+    /// runs it has seen. A source that fires once draws its step uniformly over the horizon.
+    /// A `reserved` source's last firing is the strategy's, not drawn: its others spread over
+    /// the whole horizon, since a window late in the run may need one before it (racebench
+    /// 031: a stored 0 between two reads takes main down the branch whose window is aimed at).
+    fn gap_span(&self, max: u8, reserved: bool) -> u32 {
+        let drawn = if reserved {
+            max.saturating_sub(1).max(1)
+        } else {
+            max
+        };
+        self.irq_horizon.saturating_mul(2) / (u32::from(drawn) + 1)
     }
 
     /// The priority of the context now running (a handler's, or the tasks').
@@ -222,12 +231,12 @@ impl<K: Sink> Core<K> {
             q.active = false;
             q.fired = q.fired.saturating_add(1);
             match q.source.firing {
-                Firing::Spontaneous { max } => Some(max),
+                Firing::Spontaneous { max } => Some((max, q.reserved)),
                 Firing::Requested => None,
             }
         };
-        if let Some(max) = spontaneous {
-            let due = self.draw_due(self.gap_span(max));
+        if let Some((max, reserved)) = spontaneous {
+            let due = self.draw_due(self.gap_span(max, reserved));
             self.irqs[i as usize].due = due;
         }
         self.record(Event::IrqExit { t: irq_context(i) });

@@ -780,6 +780,41 @@ mod interrupts {
     }
 
     #[test]
+    fn a_reserved_sources_drawn_firing_spreads_over_the_whole_horizon() {
+        // Two firings: unreserved, the first is drawn over 2/3 of the horizon; when the run
+        // targets the source its last firing is the strategy's, and the drawn one may come
+        // as late as the horizon (a window late in the run may need it before it).
+        let task: Vec<Op> = (0..30).map(|k| Op::Read { s: 100 + k, a: 7 }).collect();
+        let handlers = [(spontaneous(1, 2), &HANDLER[..])];
+        let latest = |targeted: bool| {
+            let bps: &[(u32, u32)] = if targeted {
+                &[(0, aux(role::FIRE, 0))]
+            } else {
+                &[]
+            };
+            (0..200)
+                .filter_map(|seed| {
+                    let mut config = with(StrategyId::Random, seed, bps);
+                    config.irq_horizon = 30;
+                    let (_, events, _) = schedule_with_irqs(&config, &[&task], &handlers, true);
+                    let first = events
+                        .iter()
+                        .position(|e| matches!(e, Event::IrqEnter { .. }))?;
+                    Some(
+                        events[..first]
+                            .iter()
+                            .filter(|e| matches!(e, Event::Read { a: 7, .. }))
+                            .count(),
+                    )
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        assert!(latest(false) <= 20, "{}", latest(false));
+        assert!(latest(true) > 24, "{}", latest(true));
+    }
+
+    #[test]
     fn masks_and_the_critical_section_keep_the_handler_out() {
         let handlers = [(spontaneous(1, 3), &HANDLER[..])];
         let masked = [
@@ -1131,6 +1166,60 @@ mod triples {
         }
         // Two points before the mask, each fires with probability 1/2: about 3 in 4.
         assert!(lined_up >= 20, "{lined_up}");
+    }
+
+    #[test]
+    fn a_masked_remote_is_fired_after_the_handler_that_unmasks_it() {
+        // racebench 014's shape: the task masks source 0 around `a1`..`a3`; source 1, more
+        // urgent, enables source 0. Named as the unmasker, source 1 fires in the window, then
+        // source 0 lands between the reads; without it, source 0 never can.
+        let remote = [Op::Write { s: 20, a: 7 }];
+        let unmasker = [Op::IrqMask {
+            s: 30,
+            i: 0,
+            on: false,
+        }];
+        let spontaneous = |priority| IrqSource {
+            priority,
+            firing: Firing::Spontaneous { max: 1 },
+        };
+        let handlers = [
+            (spontaneous(2), &remote[..]),
+            (spontaneous(1), &unmasker[..]),
+        ];
+        let task = [
+            Op::IrqMask {
+                s: 12,
+                i: 0,
+                on: true,
+            },
+            Op::Read { s: 10, a: 7 },
+            Op::Yield { s: 9 },
+            Op::Read { s: 11, a: 7 },
+        ];
+        let lined_up = |unmasker: bool| {
+            let mut bps = bps();
+            bps.push((0, aux(role::FIRE, 0)));
+            if unmasker {
+                bps.push((1, aux(role::FIRE, 1)));
+            }
+            (0..40)
+                .filter(|&seed| {
+                    let mut config = with(StrategyId::Avio, seed, &bps);
+                    // Spontaneous firings fall past the run: only the strategy fires.
+                    config.irq_horizon = 1000;
+                    let (_, events, _) = schedule_with_irqs(&config, &[&task], &handlers, true);
+                    matches!(
+                        unserializable(&events)[..],
+                        [Event::Unserializable { t: 1, s: 11, s2: 20, a: 7, by }]
+                            if by == irq::irq_context(0)
+                    )
+                })
+                .count()
+        };
+        assert_eq!(lined_up(false), 0);
+        // Fired at the yield with probability 1/2, else at `a3`: every seed.
+        assert_eq!(lined_up(true), 40);
     }
 
     #[test]

@@ -14,6 +14,11 @@
 //! context stood, and the check in [`crate::targets`] reports the interleaving at `a3`.
 //! Between two sections the context left and entered, an access by another context is the
 //! programmer's design: only a hold at `a3` (CTrigger) confirms such a triple.
+//!
+//! When the window masks the remote's source and a more urgent handler was seen enabling it
+//! (racebench 014: isr_1 masks isr_3, isr_2 unmasks it), the host names that handler too
+//! ([`role::FIRE`] side 1, the *unmasker*): the strategy fires it where it would fire the
+//! remote's, and the remote's at the points after it ran.
 
 use super::{Check, Strategy, View};
 use crate::event::IRQ_CONTEXT;
@@ -32,6 +37,18 @@ pub struct Avio {
     fired_for_handler: bool,
     /// Whether any context has made an `a1` in this run.
     opened: bool,
+    /// Whether the unmasker's handler has run (or there is none).
+    unmasked: bool,
+}
+
+impl Avio {
+    /// The source to fire for the window: the unmasker until it has run, then the remote's.
+    fn to_fire(&self, targets: &crate::targets::Targets) -> Option<u8> {
+        match targets.fire_source(1) {
+            Some(j) if !self.unmasked => Some(j),
+            _ => targets.fire_source(0),
+        }
+    }
 }
 
 impl Strategy for Avio {
@@ -49,7 +66,7 @@ impl Strategy for Avio {
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
         let targets = view.targets;
         let at_second = view.tracker.at_second(t, op, targets).is_some();
-        if let Some(i) = targets.fire_source(0) {
+        if let Some(i) = self.to_fire(targets) {
             // A point at `a1`'s site opens another window (a loop over elements, racebench
             // 001): the firing is kept for a window that goes on to `a3`.
             let at_first = access(op).is_some_and(|(s, _, _)| targets.has(s, role::FIRST));
@@ -112,16 +129,24 @@ impl Strategy for Avio {
     }
 
     fn handler_fire(&mut self, ctx: TaskId, op: &Op, view: &View<'_>) -> Option<u8> {
-        if let Some(i) = view.targets.fire_source(0)
+        let targets = view.targets;
+        if let Some(i) = targets.fire_source(0)
             && ctx == IRQ_CONTEXT + i
         {
             // The handler holding `a2` runs: every task's window got its firing.
             self.want_fire = TaskSet::EMPTY;
         }
-        if self.fired_for_handler || view.tracker.at_second(ctx, op, view.targets).is_none() {
+        if let Some(j) = targets.fire_source(1)
+            && ctx == IRQ_CONTEXT + j
+        {
+            self.unmasked = true;
+        }
+        if self.fired_for_handler || view.tracker.at_second(ctx, op, targets).is_none() {
             return None;
         }
-        self.fired_for_handler = true;
-        view.targets.fire_source(0)
+        // The unmasker first (the point comes back once it returned), then the remote.
+        let i = self.to_fire(targets)?;
+        self.fired_for_handler = targets.fire_source(0) == Some(i);
+        Some(i)
     }
 }

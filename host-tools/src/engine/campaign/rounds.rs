@@ -1,7 +1,8 @@
 //! The loop: Phase I's first run, then rounds of Phase II (each candidate with the
 //! strategy of its kind, then DrFinder for the races that stayed unconfirmed; the rest of
-//! Phase I after round 1's first runs), then search for the rest of a budget, then the
-//! timelines; and why the campaign stopped.
+//! Phase I after round 1's first runs; the timelines of the bugs the round confirmed, fed to
+//! prediction), then search for the rest of a budget, then the remaining timelines; and why
+//! the campaign stopped.
 
 use super::{Campaign, Status};
 use crate::engine::targeting::strategy_for;
@@ -85,6 +86,15 @@ impl Campaign<'_> {
             let (first_runs, later_runs) = self.phase2_jobs(&fallback)?;
             self.execute(first_runs, progress)?;
             self.execute(later_runs, progress)?;
+            // The bugs this round made real, replayed at full trace (their timelines, made
+            // now rather than at the end): a run that made one real may have taken a path no
+            // earlier trace showed (racebench 031: a handler's 0 between two reads leads to
+            // a third read), so prediction learns from it for the next round.
+            if !self.stop.load(Ordering::SeqCst) {
+                for outcome in self.bug_timelines()? {
+                    self.feed(&outcome);
+                }
+            }
             round += 1;
         }
         // Without rounds (--max-rounds 0), Phase I still makes all its runs.

@@ -16,6 +16,15 @@ impl Campaign<'_> {
     /// the bug real again (a determinism check), and its interleaving is the timeline.
     pub(super) fn timelines(&mut self) -> Result<(), JostleError> {
         self.set_phase("timelines");
+        self.bug_timelines()?;
+        self.failure_timelines()?;
+        self.write()
+    }
+
+    /// The timelines of the bugs confirmed since the last call; the full-trace runs they
+    /// came from, in the report's order (a run that made a bug real may have gone down a
+    /// path no earlier trace showed: the campaign feeds them to prediction).
+    pub(super) fn bug_timelines(&mut self) -> Result<Vec<RunOutcome>, JostleError> {
         let todo: Vec<(usize, Config)> = self
             .report
             .bugs
@@ -27,6 +36,7 @@ impl Campaign<'_> {
                 Some(replay_config(r, &self.settings.base, None).map(|c| (i, c)))
             })
             .collect::<Result<_, _>>()?;
+        let mut runs = Vec::new();
         for (i, outcome) in self.replay_full(&todo)? {
             let bug = &mut self.report.bugs[i];
             if !outcome.confirmed() {
@@ -41,9 +51,9 @@ impl Campaign<'_> {
                 (Some(r), _) | (None, Some(r)) => r.schedule = schedule,
                 (None, None) => {}
             }
+            runs.push(outcome);
         }
-        self.failure_timelines()?;
-        self.write()
+        Ok(runs)
     }
 
     /// Replays the first run of each failure (and starvation) at full trace: it must fail
