@@ -570,3 +570,42 @@ fn each_run_of_a_boot_has_its_own_output_limit() {
     );
     assert_eq!(batch[0].error.as_ref().map(|e| e.exit_code()), Some(42));
 }
+
+/// Accesses and locks are named from the image's symbols, not shown as addresses: on QEMU
+/// (the ELF's data symbols, built by `jostle run -p`) and on the host port (offsets from the
+/// kernel's anchor static, named from the executable's symbols), in the interleaving and
+/// in `--json`.
+#[test]
+fn locations_are_named_from_the_symbols_on_both_ports() {
+    let target = target_dir();
+    let out = Command::new(jostle())
+        .current_dir(workspace())
+        .args([
+            "run",
+            "-p",
+            "jostle-examples",
+            "--bin",
+            "rf_fig1",
+            "--seed",
+            "3",
+        ])
+        .arg("--target-dir")
+        .arg(&target)
+        .output()
+        .expect("jostle runs");
+    let qemu = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(11), "{qemu}");
+    let host_exe = host_exe("rf_fig1");
+    let out = jostle_run(&["--host", host_exe.to_str().unwrap(), "--seed", "3"], &[]);
+    let host = String::from_utf8_lossy(&out.stdout).into_owned();
+    for text in [&qemu, &host] {
+        assert!(text.contains("write rf_fig1::Z "), "{text}");
+        assert!(text.contains("read rf_fig1::Z "), "{text}");
+        assert!(text.contains("acquire lock rf_fig1::L "), "{text}");
+        assert!(!text.contains("0x"), "{text}");
+    }
+    let fig1 = elf("rf_fig1");
+    let out = jostle_run(&[fig1.to_str().unwrap(), "--seed", "3", "--json"], &[]);
+    let json = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(json.contains("\"location\":\"rf_fig1::Z\""), "{json}");
+}

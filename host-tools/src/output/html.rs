@@ -200,10 +200,15 @@ fn timeline_svg(h: &mut String, marks: &[Mark]) {
         };
         // The label: the operation and its source line (file name and line only).
         let line = short_site(&m.site);
-        let label = if line.is_empty() {
+        let op = if m.location.is_empty() {
             m.op.clone()
         } else {
-            format!("{} {line}", m.op)
+            format!("{} {}", m.op, m.location)
+        };
+        let label = if line.is_empty() {
+            op.clone()
+        } else {
+            format!("{op} {line}")
         };
         let _ = writeln!(
             h,
@@ -211,7 +216,7 @@ fn timeline_svg(h: &mut String, marks: &[Mark]) {
             if m.highlight { " highlight" } else { "" },
             m.step,
             m.task,
-            xml(&m.op),
+            xml(&op),
             xml(&m.site),
             TOP_PX - 6,
             if m.highlight {
@@ -250,6 +255,7 @@ mod tests {
             task,
             op: "write".into(),
             site: "src/bin/a<b>.rs:12:5".into(),
+            location: "a::Z".into(),
             highlight,
         };
         let mut real = Bug {

@@ -65,7 +65,11 @@ pub fn print_around(
             } else {
                 "-".into()
             },
-            describe(e, |s| super::short_site(&outcome.site_text(s)).to_owned()),
+            describe(
+                e,
+                |s| super::short_site(&outcome.site_text(s)).to_owned(),
+                |a| outcome.location_text(a),
+            ),
             super::short_site(&site)
         )?;
     }

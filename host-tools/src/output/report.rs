@@ -293,6 +293,10 @@ pub struct Mark {
     pub op: String,
     /// `file:line:col`, when it has a site.
     pub site: String,
+    /// The memory location or lock it touches, named from the image's symbols (`app::Z`),
+    /// when it touches one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub location: String,
     /// One of the operations that make the bug (racing accesses, the intruding acquire,
     /// the acquires of a deadlock cycle).
     pub highlight: bool,

@@ -36,7 +36,11 @@ impl RunOutcome {
             writeln!(
                 out,
                 "{step_col:>5}  {task:<4}  {:<30}  {}",
-                describe(ev, |s| super::short_site(&self.site_text(s)).to_owned()),
+                describe(
+                    ev,
+                    |s| super::short_site(&self.site_text(s)).to_owned(),
+                    |a| self.location_text(a),
+                ),
                 super::short_site(&site)
             )?;
         }
@@ -125,7 +129,13 @@ impl RunOutcome {
     pub fn print_json(&self, out: &mut impl Write) -> std::io::Result<()> {
         for ev in &self.events {
             let site = ev.site().map(|s| self.site_text(s));
-            let line = serde_json::to_string(&JsonEvent { event: ev, site })?;
+            let location = crate::trace::run::location_of(ev)
+                .and_then(|a| self.locations.names.get(&a).cloned());
+            let line = serde_json::to_string(&JsonEvent {
+                event: ev,
+                site,
+                location,
+            })?;
             writeln!(out, "{line}")?;
         }
         writeln!(out, "{}", serde_json::to_string(&self.summary())?)
@@ -157,28 +167,44 @@ struct JsonEvent<'a> {
     event: &'a Event,
     #[serde(skip_serializing_if = "Option::is_none")]
     site: Option<String>,
+    /// The name of the memory location or lock the event names, from the image's symbols.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    location: Option<String>,
 }
 
-/// The operation and its operands, for the interleaving; `site_text` names other sites.
-pub fn describe(ev: &Event, site_text: impl Fn(u32) -> String) -> String {
+/// The operation and its operands, for the interleaving; `site_text` names other sites
+/// and `name` memory locations and locks.
+pub fn describe(
+    ev: &Event,
+    site_text: impl Fn(u32) -> String,
+    name: impl Fn(u32) -> String,
+) -> String {
     let operands = match *ev {
         Event::Spawn { child, .. } => format!(" t{child}"),
         Event::Join { child, .. } => format!(" t{child}"),
-        Event::Read { a, .. } | Event::Write { a, .. } | Event::Update { a, .. } => {
-            format!(" {a:#010x}")
-        }
-        Event::Acquire { l, .. } | Event::Release { l, .. } => format!(" lock {l:#010x}"),
-        Event::Signal { g, .. } | Event::Wait { g, .. } => format!(" {g:#010x}"),
+        Event::Read { a, .. }
+        | Event::Write { a, .. }
+        | Event::Update { a, .. }
+        | Event::AtomicLoad { a, .. }
+        | Event::AtomicStore { a, .. }
+        | Event::AtomicRmw { a, .. }
+        | Event::CasFailed { a, .. } => format!(" {}", name(a)),
+        Event::Acquire { l, .. } | Event::Release { l, .. } => format!(" lock {}", name(l)),
+        Event::Signal { g, .. } | Event::Wait { g, .. } => format!(" {}", name(g)),
         Event::LivelockRelease { steps, .. } => format!(" after {steps} steps"),
         Event::RealRace { t2, s2, a, .. } => {
-            format!(" on {a:#010x}, first; then t{t2} at {}", site_text(s2))
+            format!(" on {}, first; then t{t2} at {}", name(a), site_text(s2))
+        }
+        Event::Unserializable { by, s2, a, .. } => {
+            format!(" on {}: t{by} at {} came between", name(a), site_text(s2))
         }
         Event::AtomicityViolation { l, by, s, .. } => format!(
-            " in this block: lock {l:#010x} taken by t{by} at {} before the re-acquire",
+            " in this block: lock {} taken by t{by} at {} before the re-acquire",
+            name(l),
             site_text(s)
         ),
         Event::DeadlockConfirmed { l, holder, .. } => {
-            format!(" waits for lock {l:#010x} held by t{holder}")
+            format!(" waits for lock {} held by t{holder}", name(l))
         }
         Event::Blocked {
             kind, on, holder, ..
@@ -189,9 +215,9 @@ pub fn describe(ev: &Event, site_text: impl Fn(u32) -> String) -> String {
                 format!(" held by t{holder}")
             };
             match kind {
-                k if k == WaitKind::Lock as u8 => format!(" on lock {on:#010x}{holder}"),
+                k if k == WaitKind::Lock as u8 => format!(" on lock {}{holder}", name(on)),
                 k if k == WaitKind::Join as u8 => format!(" joining t{on}"),
-                k if k == WaitKind::Signal as u8 => format!(" on signal {on:#010x}"),
+                k if k == WaitKind::Signal as u8 => format!(" on signal {}", name(on)),
                 _ => format!(" on critical section{holder}"),
             }
         }

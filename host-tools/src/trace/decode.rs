@@ -23,6 +23,8 @@ pub enum Item {
     Event(Event),
     /// A site definition.
     Site(u32, SiteLoc),
+    /// Where the host port's location `id` lies: bytes from its anchor static (`J addr`).
+    Location(u32, i64),
     /// The message of the panic that follows.
     PanicMessage(String),
     /// Any other frame or line (the firmware's own logs).
@@ -99,6 +101,12 @@ pub fn parse_line(line: &str) -> Item {
         && let Some((id, loc)) = parse_site(line)
     {
         return Item::Site(id, loc);
+    }
+    if let Some(rest) = line.strip_prefix("J addr ")
+        && let Some((id, offset)) = rest.split_once(' ')
+        && let (Ok(id), Ok(offset)) = (id.parse(), offset.parse())
+    {
+        return Item::Location(id, offset);
     }
     if let Some(msg) = line.strip_prefix("J panic-msg ") {
         return Item::PanicMessage(msg.to_owned());

@@ -38,6 +38,8 @@ pub struct Firmware {
     pub config_flash_addr: Option<u32>,
     /// The loadable segments, i.e. the initialised memory image: (address, bytes).
     segments: Vec<(u64, Vec<u8>)>,
+    /// Its data symbols (names for memory locations).
+    pub symbols: crate::trace::symbols::Symbols,
 }
 
 /// Why an ELF has no `JOSTLE_CONFIG`, as far as its sections tell: the linker scripts
@@ -100,8 +102,10 @@ impl Firmware {
             .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
             .filter(|(_, d)| !d.is_empty())
             .collect();
+        let symbols = crate::trace::symbols::Symbols::parse(&bytes);
         Ok(Firmware {
             path: path.to_owned(),
+            symbols,
             bytes,
             table,
             config_addr,

@@ -2,8 +2,8 @@
 //! configuration address, site resolution), `decode` turns defmt frames or host-port lines
 //! into typed events, `space` maps `file:line:col` to an image's site ids, and `run` is one
 //! decoded run (events, sites, verdict) with the queries the engine asks of it; `failure`
-//! is a failing run's signature (what groups runs into one finding) and `fault` a
-//! HardFault's status registers in words.
+//! is a failing run's signature (what groups runs into one finding), `fault` a HardFault's
+//! status registers in words, and `symbols` the names of memory locations.
 //!
 //! Dependency rule: `trace` uses only `error` (and the kernel and checker crates), never
 //! `transport`, `engine` or `output`: transports call into it to decode what they read, the
@@ -15,3 +15,4 @@ pub mod failure;
 pub mod fault;
 pub mod run;
 pub mod space;
+pub mod symbols;

@@ -6,9 +6,12 @@
 use crate::error::JostleError;
 use crate::trace::decode::Item;
 use crate::trace::elf::{Firmware, SiteLoc, Sites};
-use jostle_kernel::event::NO_TASK;
+use crate::trace::symbols::Symbols;
+use jostle_kernel::event::{NO_TASK, WaitKind};
 use jostle_kernel::{Config, Event, Verdict};
 use serde::Serialize;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 /// How a run ended, as the host sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +68,41 @@ pub struct PanicReport {
     pub message: Option<String>,
 }
 
+/// Names of a run's memory locations and locks.
+#[derive(Clone, Debug, Default)]
+pub struct Locations {
+    /// By location id (a device's address; the host port's number in the run).
+    pub names: HashMap<u32, String>,
+    /// The host port's locations: bytes from its anchor static ([`Item::Location`]).
+    pub offsets: HashMap<u32, i64>,
+}
+
+/// The memory location or lock an event names, if any.
+pub fn location_of(ev: &Event) -> Option<u32> {
+    match *ev {
+        Event::Read { a, .. }
+        | Event::Write { a, .. }
+        | Event::Update { a, .. }
+        | Event::AtomicLoad { a, .. }
+        | Event::AtomicStore { a, .. }
+        | Event::AtomicRmw { a, .. }
+        | Event::CasFailed { a, .. }
+        | Event::RealRace { a, .. }
+        | Event::Unserializable { a, .. } => Some(a),
+        Event::Acquire { l, .. }
+        | Event::Release { l, .. }
+        | Event::AtomicityViolation { l, .. }
+        | Event::DeadlockConfirmed { l, .. } => Some(l),
+        Event::Signal { g, .. } | Event::Wait { g, .. } => Some(g),
+        Event::Blocked { kind, on, .. }
+            if kind == WaitKind::Lock as u8 || kind == WaitKind::Signal as u8 =>
+        {
+            Some(on)
+        }
+        _ => None,
+    }
+}
+
 /// Everything known about one run.
 #[derive(Debug)]
 pub struct RunOutcome {
@@ -76,6 +114,8 @@ pub struct RunOutcome {
     pub events: Vec<Event>,
     /// Sites resolved to source.
     pub sites: Sites,
+    /// Memory locations and locks named from the image's symbols.
+    pub locations: Locations,
     /// The firmware's own log lines.
     pub logs: Vec<String>,
     /// The verdict (`None` if the stream ended without one: see `error`).
@@ -110,6 +150,7 @@ impl RunOutcome {
             frames,
         } = ending;
         let mut sites = Sites::default();
+        let mut locations = Locations::default();
         let mut events = Vec::new();
         let mut logs = Vec::new();
         let mut panic_message = None;
@@ -119,6 +160,9 @@ impl RunOutcome {
         for item in items {
             match item {
                 Item::Site(id, loc) => sites.insert(id, loc),
+                Item::Location(id, offset) => {
+                    locations.offsets.insert(id, offset);
+                }
                 Item::PanicMessage(m) => panic_message = Some(m),
                 Item::Log(l) => logs.push(l),
                 Item::Event(ev) => {
@@ -164,11 +208,22 @@ impl RunOutcome {
                 _ => {}
             }
         }
+        // A device's location is its address.
+        if let Some(elf) = elf {
+            for a in events.iter().filter_map(location_of) {
+                if let Entry::Vacant(e) = locations.names.entry(a)
+                    && let Some(name) = elf.symbols.name_of(u64::from(a))
+                {
+                    e.insert(name);
+                }
+            }
+        }
         RunOutcome {
             port,
             config,
             events,
             sites,
+            locations,
             logs,
             outcome,
             steps,
@@ -176,6 +231,24 @@ impl RunOutcome {
             exit_code,
             error,
             frames,
+        }
+    }
+
+    /// The name of memory location or lock `a` (`app::Z`, `app::BUF+4`), or its id in hex.
+    pub fn location_text(&self, a: u32) -> String {
+        match self.locations.names.get(&a) {
+            Some(name) => name.clone(),
+            None => format!("{a:#010x}"),
+        }
+    }
+
+    /// Names the host port's locations from its executable's symbols.
+    pub fn name_locations(&mut self, symbols: &Symbols) {
+        let Locations { names, offsets } = &mut self.locations;
+        for (&id, &offset) in offsets.iter() {
+            if let Some(name) = symbols.name_from_anchor(offset) {
+                names.insert(id, name);
+            }
         }
     }
 
@@ -406,6 +479,7 @@ mod tests {
             },
             events,
             sites: Sites::default(),
+            locations: Locations::default(),
             logs: Vec::new(),
             outcome: Some(Outcome::Verdict(Verdict::Deadlock)),
             steps: 0,

@@ -15,12 +15,13 @@ use crate::error::JostleError;
 use crate::trace::decode::{Item, parse_line};
 use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
+use crate::trace::symbols::Symbols;
 use crate::transport::process::{self, Kill, Limits, Progress};
 use jostle_kernel::Config;
 use jostle_kernel::TraceLevel;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 /// The host port as a transport: the executable, and each run's limits.
@@ -32,6 +33,8 @@ pub struct HostTransport {
     pub limits: Limits,
     /// Whether several runs may share a process (`None`: not checked yet).
     share: Mutex<Option<bool>>,
+    /// The executable's data symbols, read at the first run.
+    symbols: OnceLock<Symbols>,
 }
 
 /// Runs of the check's process: the first, and three that must match fresh processes.
@@ -54,7 +57,9 @@ impl Transport for HostTransport {
             ));
         }
         let raw = run_limited(&self.path, &config, &self.limits)?;
-        Ok(RunOutcome::from_host(config, raw))
+        let mut outcome = RunOutcome::from_host(config, raw);
+        outcome.name_locations(self.symbols());
+        Ok(outcome)
     }
 
     fn run_boot(&self, first: Config) -> Result<Vec<RunOutcome>, JostleError> {
@@ -62,7 +67,11 @@ impl Transport for HostTransport {
             return Ok(vec![self.run(Config { runs: 1, ..first }, None)?]);
         }
         let raw = run_limited(&self.path, &first, &self.limits)?;
-        Ok(RunOutcome::batch_from_host(first, raw))
+        let mut outcomes = RunOutcome::batch_from_host(first, raw);
+        for outcome in &mut outcomes {
+            outcome.name_locations(self.symbols());
+        }
+        Ok(outcomes)
     }
 }
 
@@ -73,7 +82,15 @@ impl HostTransport {
             path,
             limits,
             share: Mutex::new(None),
+            symbols: OnceLock::new(),
         }
+    }
+
+    /// The executable's data symbols (none if it cannot be read: names are a convenience).
+    fn symbols(&self) -> &Symbols {
+        self.symbols.get_or_init(|| {
+            std::fs::read(&self.path).map_or_else(|_| Symbols::default(), |b| Symbols::parse(&b))
+        })
     }
 
     /// Whether runs may share a process, checked once (other workers wait for the answer,

@@ -274,6 +274,7 @@ mod tests {
             config: Config::default(),
             events,
             sites: Default::default(),
+            locations: Default::default(),
             logs: Vec::new(),
             outcome: Some(Outcome::Verdict(verdict)),
             steps: 0,

@@ -181,6 +181,9 @@ fn step_marks(
                 task: e.task().unwrap_or(0),
                 op: operation(e).to_owned(),
                 site: e.site().map(|s| outcome.site_text(s)).unwrap_or_default(),
+                location: crate::trace::run::location_of(e)
+                    .map(|a| outcome.location_text(a))
+                    .unwrap_or_default(),
                 highlight: highlight(e),
             }
         })
@@ -213,6 +216,9 @@ pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
             task,
             op: op.into(),
             site: s.map(|s| outcome.site_text(s)).unwrap_or_default(),
+            location: crate::trace::run::location_of(e)
+                .map(|a| outcome.location_text(a))
+                .unwrap_or_default(),
             highlight: true,
         });
         if !matches!(e, Event::Blocked { .. }) {
@@ -270,6 +276,7 @@ pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
             task: t,
             op: "blocked".into(),
             site: site(Some(s)),
+            location: String::new(),
             highlight: true,
         });
     }

@@ -430,9 +430,25 @@ pub fn irq_index(q: &'static Interrupt) -> u8 {
     }
 }
 
-/// A memory location's or lock's id: numbered in order of first use in the run.
+/// The static the host port measures locations from: statics keep their link-time
+/// distances in a position-independent executable, so the host tool finds a location's
+/// symbol at this symbol's address plus the offset.
+#[unsafe(no_mangle)]
+#[used]
+pub static JOSTLE_HOST_ANCHOR: u8 = 0;
+
+/// A memory location's or lock's id: numbered in order of first use in the run, whose
+/// first use prints its offset from [`JOSTLE_HOST_ANCHOR`].
 pub fn addr(p: *const ()) -> u32 {
-    with(|st| st.names.addr(p as usize))
+    with(|st| {
+        let (id, first) = st.names.addr(p as usize);
+        if first {
+            let anchor = core::ptr::addr_of!(JOSTLE_HOST_ANCHOR) as isize;
+            let offset = (p as isize).wrapping_sub(anchor);
+            let _ = writeln!(st.core.sink().out, "J addr {id} {offset}");
+        }
+        id
+    })
 }
 
 /// Is a run going on (the kernel started)?

@@ -4,7 +4,9 @@
 //! process by the address of its `Location` record; each run prints the definition (`J site
 //! <id> <file>:<line>:<col>`) at the site's first use in that run, so every run's trace is
 //! whole by itself. Memory locations and locks are numbered in order of first use in each
-//! run, as a fresh process would number them.
+//! run, as a fresh process would number them; the first use prints where the location lies
+//! (`J addr <id> <offset>`, bytes from [`super::JOSTLE_HOST_ANCHOR`]), so that the host tool
+//! names it from the executable's symbols.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -106,17 +108,19 @@ impl Names {
         (id, true)
     }
 
-    /// The id of the memory location or lock at `p` in this run.
-    pub(super) fn addr(&mut self, p: usize) -> u32 {
+    /// The id of the memory location or lock at `p` in this run, and whether this is its
+    /// first use in the run (its definition is printed then).
+    pub(super) fn addr(&mut self, p: usize) -> (u32, bool) {
         let run = self.run;
         let next = &mut self.next_addr;
         let a = self.addrs.entry(p).or_insert(Addr { id: 0, run: 0 });
-        if a.run != run {
+        let first = a.run != run;
+        if first {
             a.run = run;
             a.id = *next;
             *next += 1;
         }
-        a.id
+        (a.id, first)
     }
 }
 
@@ -132,9 +136,12 @@ mod tests {
         let (id, first) = n.site(here);
         assert!(first);
         assert_eq!(n.site(here), (id, false));
-        assert_eq!((n.addr(0x1000), n.addr(0x2000), n.addr(0x1000)), (1, 2, 1));
+        assert_eq!(
+            (n.addr(0x1000), n.addr(0x2000), n.addr(0x1000)),
+            ((1, true), (2, true), (1, false))
+        );
         n.start_run(2);
         assert_eq!(n.site(here), (id, true));
-        assert_eq!((n.addr(0x2000), n.addr(0x1000)), (1, 2));
+        assert_eq!((n.addr(0x2000), n.addr(0x1000)), ((1, true), (2, true)));
     }
 }
