@@ -179,32 +179,27 @@ pub fn describe(
     site_text: impl Fn(u32) -> String,
     name: impl Fn(u32) -> String,
 ) -> String {
+    // The location or lock the event names (`trace::run::location_of` lists them).
+    let at = crate::trace::run::location_of(ev)
+        .map(name)
+        .unwrap_or_default();
     let operands = match *ev {
         Event::Spawn { child, .. } => format!(" t{child}"),
         Event::Join { child, .. } => format!(" t{child}"),
-        Event::Read { a, .. }
-        | Event::Write { a, .. }
-        | Event::Update { a, .. }
-        | Event::AtomicLoad { a, .. }
-        | Event::AtomicStore { a, .. }
-        | Event::AtomicRmw { a, .. }
-        | Event::CasFailed { a, .. } => format!(" {}", name(a)),
-        Event::Acquire { l, .. } | Event::Release { l, .. } => format!(" lock {}", name(l)),
-        Event::Signal { g, .. } | Event::Wait { g, .. } => format!(" {}", name(g)),
+        Event::Acquire { .. } | Event::Release { .. } => format!(" lock {at}"),
         Event::LivelockRelease { steps, .. } => format!(" after {steps} steps"),
-        Event::RealRace { t2, s2, a, .. } => {
-            format!(" on {}, first; then t{t2} at {}", name(a), site_text(s2))
+        Event::RealRace { t2, s2, .. } => {
+            format!(" on {at}, first; then t{t2} at {}", site_text(s2))
         }
-        Event::Unserializable { by, s2, a, .. } => {
-            format!(" on {}: t{by} at {} came between", name(a), site_text(s2))
+        Event::Unserializable { by, s2, .. } => {
+            format!(" on {at}: t{by} at {} came between", site_text(s2))
         }
-        Event::AtomicityViolation { l, by, s, .. } => format!(
-            " in this block: lock {} taken by t{by} at {} before the re-acquire",
-            name(l),
+        Event::AtomicityViolation { by, s, .. } => format!(
+            " in this block: lock {at} taken by t{by} at {} before the re-acquire",
             site_text(s)
         ),
-        Event::DeadlockConfirmed { l, holder, .. } => {
-            format!(" waits for lock {} held by t{holder}", name(l))
+        Event::DeadlockConfirmed { holder, .. } => {
+            format!(" waits for lock {at} held by t{holder}")
         }
         Event::Blocked {
             kind, on, holder, ..
@@ -215,12 +210,14 @@ pub fn describe(
                 format!(" held by t{holder}")
             };
             match kind {
-                k if k == WaitKind::Lock as u8 => format!(" on lock {}{holder}", name(on)),
+                k if k == WaitKind::Lock as u8 => format!(" on lock {at}{holder}"),
                 k if k == WaitKind::Join as u8 => format!(" joining t{on}"),
-                k if k == WaitKind::Signal as u8 => format!(" on signal {}", name(on)),
+                k if k == WaitKind::Signal as u8 => format!(" on signal {at}"),
                 _ => format!(" on critical section{holder}"),
             }
         }
+        // Accesses, atomics, signals: the location alone.
+        _ if !at.is_empty() => format!(" {at}"),
         _ => String::new(),
     };
     format!("{}{operands}", operation(ev))

@@ -283,6 +283,16 @@ mod tests {
     use crate::targets::Tracker;
     use rand_core::SeedableRng;
 
+    /// A run already started, with these (task, weight) pairs.
+    fn started_with(weights: &[(usize, u16)]) -> Surw {
+        let mut surw = Surw::new_run();
+        for &(t, w) in weights {
+            surw.weight[t] = w;
+        }
+        surw.started = true;
+        surw
+    }
+
     /// Site 50 is interesting; the weights are `weights[t]` for tasks `0..`.
     fn targets(weights: &[u32]) -> Targets {
         let mut bps = std::vec![Breakpoint {
@@ -353,10 +363,7 @@ mod tests {
         let mut intended = [0u32; 4];
         for seed in 0..400 {
             let mut rng = SchedRng::seed_from_u64(seed);
-            let mut surw = Surw::new_run();
-            surw.weight[2] = 2;
-            surw.weight[3] = 5;
-            surw.started = true;
+            let mut surw = started_with(&[(2, 2), (3, 5)]);
             let picked = surw.pick(TaskSet(0b1110), &v, &mut rng);
             match surw.intended() {
                 Some(i) => {
@@ -381,10 +388,7 @@ mod tests {
         let mut bumped = 0;
         for seed in 0..400 {
             let mut rng = SchedRng::seed_from_u64(seed);
-            let mut surw = Surw::new_run();
-            surw.weight[2] = 2;
-            surw.weight[3] = 5;
-            surw.started = true;
+            let mut surw = started_with(&[(2, 2), (3, 5)]);
             let picked = surw.pick(TaskSet(0b1110), &v, &mut rng);
             assert_eq!(Some(picked), surw.intended(), "seed {seed}");
             if picked == 1 {
