@@ -65,6 +65,59 @@ macro_rules! firmware {
     };
 }
 
+/// Declares several concurrency tests in one firmware, each a main task with options of its
+/// own, for `cargo test` (the runner `jostle campaign` runs each as a campaign and prints
+/// libtest's lines):
+///
+/// ```ignore
+/// jostle::tests! {
+///     interrupts: [UART];            // optional: the firmware's interrupt sources
+///     fn counter_is_exact() { /* main task */ }
+///     #[should_find]                 // passes only if the campaign finds a bug
+///     #[budget = 300]                // runs of its campaign
+///     fn lost_update() { /* main task */ }
+/// }
+/// ```
+///
+/// Attributes are the calls of [`test_table::TestOptions`] (`#[step_limit = 500]` too); doc
+/// comments are allowed. The records go to the ELF section `.jostle_tests`; each run's
+/// configuration block says which test runs ([`selected_test`]).
+#[macro_export]
+macro_rules! tests {
+    (interrupts: [$($irq:path),* $(,)?]; $($rest:tt)+) => {
+        $crate::tests!(@tests [$($irq),*] $($rest)+);
+    };
+    (@tests [$($irq:path),*] $( $(#[$opt:ident $(= $val:expr)?])* fn $name:ident () $body:block )+) => {
+        $( fn $name() $body )+
+
+        #[doc(hidden)]
+        const __JOSTLE_TEST_COUNT: usize = [$(stringify!($name)),+].len();
+
+        #[doc(hidden)]
+        #[used]
+        #[unsafe(link_section = ".jostle_tests")]
+        static __JOSTLE_TESTS: [$crate::test_table::TestRecord; __JOSTLE_TEST_COUNT] =
+            $crate::test_table::TestRecord::table([
+                $( (stringify!($name), $crate::test_table::TestOptions::new()$(.$opt($($val)?))*) ),+
+            ]);
+
+        /// Runs the test the configuration block selects.
+        fn __jostle_selected_test() {
+            let tests: [fn(); __JOSTLE_TEST_COUNT] = [$($name),+];
+            let selected = $crate::selected_test() as usize;
+            match tests.get(selected) {
+                Some(test) => test(),
+                None => panic!("no declared test {}", selected),
+            }
+        }
+
+        $crate::firmware!(__jostle_selected_test, interrupts: [$($irq),*]);
+    };
+    ($($rest:tt)+) => {
+        $crate::tests!(@tests [] $($rest)+);
+    };
+}
+
 /// `n` scheduling points on a variable no other task touches (the papers' `f1(); f2(); …`).
 #[track_caller]
 pub fn filler(own: &Shared<u32>, n: u32) {

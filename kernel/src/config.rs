@@ -24,6 +24,7 @@
 //! | 80 | 128 | breakpoints, 16 × (site u32, aux u32): aux = role << 24 \| index ([`crate::targets::role`]) |
 //! | 208 | 4 | runs per boot (0 or 1: one run): run `i` uses seed `seed + i`, and the firmware resets itself between runs |
 //! | 212 | 4 | interrupt horizon: steps over which a firing is drawn ([`DEFAULT_IRQ_HORIZON`] when 0) |
+//! | 216 | 4 | test: which of the firmware's declared tests runs (`jostle::tests!`; 0 otherwise) |
 //!
 //! An absent block (no magic) means the documented default: seed 0, Random, full trace,
 //! step limit [`DEFAULT_STEP_LIMIT`]. A block with the magic but anything else wrong is
@@ -36,11 +37,11 @@ pub use crate::targets::{Breakpoint, MAX_BREAKPOINTS};
 /// `"JSTL"` read as a little-endian u32.
 pub const MAGIC: u32 = 0x4C54_534A;
 /// The layout version this kernel reads.
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 /// Maximum firmware arguments (`--arg`).
 pub const MAX_ARGS: usize = 8;
 /// Bytes in an encoded block.
-pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 8;
+pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 12;
 /// Step limit used when no block is present.
 pub const DEFAULT_STEP_LIMIT: u32 = 100_000;
 /// Interrupt horizon used when the block gives 0: a spontaneous source's next firing, and a
@@ -76,6 +77,9 @@ pub struct Config {
     /// Scheduling steps over which interrupt firings are drawn (0: [`DEFAULT_IRQ_HORIZON`]).
     #[cfg_attr(feature = "serde", serde(default))]
     pub irq_horizon: u32,
+    /// Which declared test the firmware runs (`jostle::tests!`; an index into its table).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub test: u32,
 }
 
 impl Default for Config {
@@ -91,6 +95,7 @@ impl Default for Config {
             breakpoints: crate::fixed::Vec::new(),
             runs: 1,
             irq_horizon: 0,
+            test: 0,
         }
     }
 }
@@ -205,6 +210,7 @@ impl Config {
         }
         b[208..212].copy_from_slice(&self.runs.to_le_bytes());
         b[212..216].copy_from_slice(&self.irq_horizon.to_le_bytes());
+        b[216..220].copy_from_slice(&self.test.to_le_bytes());
         let crc = crc32(&b[12..]);
         b[8..12].copy_from_slice(&crc.to_le_bytes());
         b
@@ -270,6 +276,7 @@ impl Config {
             breakpoints,
             runs: u32_at(b, 208).max(1),
             irq_horizon: u32_at(b, 212),
+            test: u32_at(b, 216),
         }))
     }
 }
@@ -286,6 +293,7 @@ mod tests {
             livelock_bound: 55,
             params: [1, 2, 3, 4],
             irq_horizon: 33,
+            test: 2,
             ..Config::default()
         };
         c.args.extend_from_slice(&[5, 20, 100]).unwrap();

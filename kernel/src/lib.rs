@@ -3,7 +3,7 @@
 #![warn(missing_docs)]
 
 // Layers, bottom up; a module imports only from the layers below it (checked by
-// `tests/layers.rs`): fixed, event, interrupt, rng, site, stack, task, op → targets → strategy → config → sched →
+// `tests/layers.rs`): fixed, event, interrupt, rng, site, stack, task, test_table, op → targets → strategy → config → sched →
 // api, port.
 pub mod event;
 pub mod fixed;
@@ -12,6 +12,7 @@ pub mod rng;
 pub mod site;
 pub mod stack;
 pub mod task;
+pub mod test_table;
 
 pub mod op;
 

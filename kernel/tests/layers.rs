@@ -9,7 +9,15 @@ use std::path::Path;
 /// The layers, bottom up (as in `docs/ARCHITECTURE.md` and `src/lib.rs`).
 const LAYERS: &[&[&str]] = &[
     &["fixed"],
-    &["event", "interrupt", "rng", "site", "stack", "task"],
+    &[
+        "event",
+        "interrupt",
+        "rng",
+        "site",
+        "stack",
+        "task",
+        "test_table",
+    ],
     &["op"],
     &["targets"],
     &["strategy"],

@@ -93,6 +93,21 @@ pub(crate) struct FirmwareArgs {
     /// Cargo target directory for the build.
     #[arg(long, env = "JOSTLE_TARGET_DIR")]
     pub(crate) target_dir: Option<PathBuf>,
+    /// Which of the firmware's declared tests (`jostle::tests!`) runs, by name.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) test: Option<String>,
+}
+
+impl FirmwareArgs {
+    /// The configuration block's `test` for the firmware at `path`: the index of `--test`
+    /// among its declared tests, 0 without `--test`.
+    pub(crate) fn selected_test(&self, path: &std::path::Path) -> Result<u32, JostleError> {
+        use jostle_host_tools::trace::declared::{declared_tests, test_index};
+        match &self.test {
+            None => Ok(0),
+            Some(name) => test_index(declared_tests(path)?.as_deref(), name),
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -4,6 +4,7 @@ use crate::cli::args::{FirmwareArgs, Via, base_config};
 use crate::cli::{EXIT_HARMFUL, EXIT_INTERRUPTED, print_report};
 use clap::Args;
 use jostle_host_tools::JostleError;
+use jostle_host_tools::engine::campaign::{Campaign, Settings};
 use jostle_host_tools::output::progress::Progress;
 use jostle_kernel::TraceLevel;
 use std::path::PathBuf;
@@ -68,6 +69,16 @@ pub(crate) struct CampaignArgs {
     pub(crate) until_failure: bool,
     #[command(flatten)]
     pub(crate) via: Via,
+    /// For a firmware that declares tests (`jostle::tests!`), as cargo test passes them:
+    /// name filters and libtest's options (`--exact`, `--skip F`, `--list`; `--nocapture`,
+    /// `--test-threads N`, `-q` are taken and change nothing). Campaign options go before
+    /// them: from the first of them on, every argument is libtest's.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "TEST_ARGS"
+    )]
+    pub(crate) test_args: Vec<String>,
 }
 
 /// `--search`: strategy names, comma-separated, or `none`.
@@ -164,7 +175,7 @@ fn on_signals(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
 }
 
 pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
-    use jostle_host_tools::engine::campaign::{Budget, Campaign, Settings};
+    use jostle_host_tools::engine::campaign::Budget;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     let budget = match &args.budget {
@@ -191,7 +202,7 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         Some(s) => parse_shard(s)?,
         None => (0, 1),
     };
-    let base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
+    let mut base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
     // The signals are ours before the lock is taken: a Ctrl-C while the firmware is built
     // or QEMU is looked for still ends in exit 130 with the lock removed, never in a death
     // by SIGINT that leaves the lock behind (seen in CI: killed between lock and handler).
@@ -201,13 +212,19 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     // before the firmware is built; released when the campaign returns.
     let _lock = jostle_host_tools::output::lock::lock(&args.report)?;
     let path = args.via.firmware(&args.firmware)?;
-    let runner = args.via.runner(path.clone(), args.timeout)?;
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    if jobs == 0 {
-        return Err(JostleError::Usage("-j must be at least 1".into()));
+    // A firmware of declared tests, none chosen: cargo test's runner (libtest's lines).
+    let declared = jostle_host_tools::trace::declared::declared_tests(&path)?;
+    if let (None, Some(tests)) = (&args.firmware.test, &declared) {
+        return crate::cli::harness::run_tests(&args, &path, tests, base, budget, portfolio, &stop);
     }
+    if let Some(extra) = args.test_args.first() {
+        return Err(JostleError::Usage(format!(
+            "unexpected argument `{extra}`: only a firmware that declares tests (jostle::tests!) takes test filters and libtest options"
+        )));
+    }
+    base.test = args.firmware.selected_test(&path)?;
+    let runner = args.via.runner(path.clone(), args.timeout)?;
+    let jobs = jobs(&args)?;
     let settings = Settings {
         phase1_runs: args.phase1_runs,
         runs_per_candidate: args.runs_per_candidate,
@@ -250,4 +267,15 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     } else {
         0
     })
+}
+
+/// `-j`, or the number of cores.
+pub(crate) fn jobs(args: &CampaignArgs) -> Result<usize, JostleError> {
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if jobs == 0 {
+        return Err(JostleError::Usage("-j must be at least 1".into()));
+    }
+    Ok(jobs)
 }

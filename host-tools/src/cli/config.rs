@@ -40,6 +40,7 @@ pub(crate) fn write_config(args: ConfigArgs) -> Result<u8, JostleError> {
     let f = &args.firmware;
     if f.elf.is_some() || f.package.is_some() {
         let path = resolve_firmware(f, args.host)?;
+        config.test = f.selected_test(&path)?;
         let target = Runner::new(path, args.host, 10.0)?;
         steer(&mut config, &args.steer, &*target)?;
         jostle_host_tools::engine::confirm::bound_pct(&*target, &mut config)?;
@@ -47,6 +48,7 @@ pub(crate) fn write_config(args: ConfigArgs) -> Result<u8, JostleError> {
         let profile = jostle_host_tools::engine::surw::profile(&*target, &config)?;
         config = jostle_host_tools::engine::surw::with_choice(&config, profile.as_ref());
     } else if args.steer.target.is_some()
+        || f.test.is_some()
         || matches!(
             args.steer.strategy,
             StrategyId::Race
@@ -58,7 +60,7 @@ pub(crate) fn write_config(args: ConfigArgs) -> Result<u8, JostleError> {
         || (args.steer.strategy == StrategyId::Pct && args.steer.pct_steps == 0)
     {
         return Err(JostleError::Usage(
-            "--target, --strategy race|deadlock|drfinder|avio|surw and PCT without --pct-steps need the firmware (ELF or -p/--bin)".into(),
+            "--target, --test, --strategy race|deadlock|drfinder|avio|surw and PCT without --pct-steps need the firmware (ELF or -p/--bin)".into(),
         ));
     } else {
         steer_untargeted(&mut config, &args.steer)?;

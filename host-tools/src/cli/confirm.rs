@@ -35,8 +35,9 @@ pub(crate) fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
     use jostle_checker::CandidateKind;
     use jostle_host_tools::engine::predict::{read_prediction, site_text};
     use jostle_host_tools::engine::targeting::{strategy_for, strategy_name, untargeted};
-    let base = args.each.config(TraceLevel::Results)?;
+    let mut base = args.each.config(TraceLevel::Results)?;
     let runner = args.each.runner(&args.firmware)?;
+    base.test = args.firmware.selected_test(runner.path())?;
     let strategy = args.steer.strategy;
     // (what the row is about, the steering for it)
     let mut targets: Vec<(String, StrategyArgs)> = Vec::new();

@@ -8,6 +8,7 @@ pub(crate) mod campaign;
 pub(crate) mod config;
 pub(crate) mod confirm;
 pub(crate) mod flash_config;
+pub(crate) mod harness;
 pub(crate) mod merge;
 pub(crate) mod new;
 pub(crate) mod predict;

@@ -65,8 +65,9 @@ pub(crate) fn predict(args: PredictArgs) -> Result<u8, JostleError> {
             }
         }
     } else {
-        let base = args.each.config(TraceLevel::Full)?;
+        let mut base = args.each.config(TraceLevel::Full)?;
         let target = args.each.runner(&args.firmware)?;
+        base.test = args.firmware.selected_test(target.path())?;
         prediction.firmware = Some(fingerprint(target.path())?);
         for i in 0..args.runs {
             let seed = args.each.seed.wrapping_add(u64::from(i));

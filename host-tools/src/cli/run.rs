@@ -58,6 +58,7 @@ pub(crate) fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
 pub(crate) fn run(args: RunArgs) -> Result<u8, JostleError> {
     let mut config = config_of(&args)?;
     let path = args.via.firmware(&args.firmware)?;
+    config.test = args.firmware.selected_test(&path)?;
     let target = args.via.runner(path, args.timeout)?;
     steer(&mut config, &args.steer, &*target)?;
     jostle_host_tools::engine::confirm::bound_pct(&*target, &mut config)?;

@@ -21,7 +21,9 @@ pub use mutex::{Mutex, MutexGuard};
 pub use per_run::PerRun;
 pub use shared::Shared;
 pub use signal::Signal;
-pub use task::{JoinHandle, arg, arg_or, current_task, frame, input, spawn, yield_now};
+pub use task::{
+    JoinHandle, arg, arg_or, current_task, frame, input, selected_test, spawn, yield_now,
+};
 
 use crate::port;
 

@@ -61,6 +61,12 @@ pub fn arg(i: usize) -> Option<u32> {
     port::arg(i)
 }
 
+/// Which of the firmware's declared tests this run runs (the configuration block's `test`;
+/// `jostle::tests!` dispatches on it).
+pub fn selected_test() -> u32 {
+    port::test()
+}
+
 /// An input value in `0..bound` that the run's seed chooses (0 when `bound` is 0): an
 /// external value the test should explore, such as a sensor reading, a received length or
 /// a register the hardware sets. Runs draw different inputs as they draw different

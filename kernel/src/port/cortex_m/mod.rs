@@ -73,6 +73,8 @@ struct Kernel {
     /// every switch).
     guarded: bool,
     args: crate::fixed::Vec<u32, MAX_ARGS>,
+    /// The declared test this run runs (`Config::test`).
+    test: u32,
     exit: fn(u8) -> !,
     /// The declared interrupt sources (index = the core's source number).
     irqs: &'static [&'static Interrupt],
@@ -201,6 +203,7 @@ pub fn start_with_interrupts<const BYTES: usize>(
         // SAFETY: before the first task, in privileged thread mode.
         guarded: unsafe { arch::guard_init() },
         args: config.args.clone(),
+        test: config.test,
         exit,
         irqs,
         run,
@@ -514,6 +517,12 @@ pub fn arg(i: usize) -> Option<u32> {
         let k: &Kernel = &*kernel();
         k.args.get(i).copied()
     }
+}
+
+/// The declared test this run runs (the block's `test`).
+pub fn test() -> u32 {
+    // SAFETY: read-only access by the running task.
+    unsafe { (*kernel()).test }
 }
 
 /// An input the run's seed chooses, in `0..bound`.

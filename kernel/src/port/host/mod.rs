@@ -71,6 +71,8 @@ struct State {
     ended: Option<Verdict>,
     names: names::Names,
     args: crate::fixed::Vec<u32, MAX_ARGS>,
+    /// The declared test this run runs (`Config::test`).
+    test: u32,
     irqs: &'static [&'static Interrupt],
 }
 
@@ -236,6 +238,7 @@ fn one_run(
             ended: None,
             names,
             args: config.args.clone(),
+            test: config.test,
             irqs,
         })
     });
@@ -472,6 +475,11 @@ pub fn current() -> TaskId {
 /// Firmware argument `i`.
 pub fn arg(i: usize) -> Option<u32> {
     with(|st| st.args.get(i).copied())
+}
+
+/// The declared test this run runs (the block's `test`).
+pub fn test() -> u32 {
+    with(|st| st.test)
 }
 
 /// An input the run's seed chooses, in `0..bound`.
