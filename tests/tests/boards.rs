@@ -236,6 +236,27 @@ fn the_probe_backend_without_a_probe_says_so_with_its_exit_code() {
             assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
         }
     }
+    // A runner line names no chip: the environment (JOSTLE_CHIP) or cargo embed's
+    // Embed.toml does, and the runs go to the board.
+    let dir = tempfile::tempdir().unwrap();
+    let board_toml = workspace().join("board/nrf52840/Embed.toml");
+    std::fs::copy(board_toml, dir.path().join("Embed.toml")).unwrap();
+    for (env, args) in [
+        (Some("RP2040"), &["campaign", fw][..]),
+        (None, &["run", fw, "--probe"][..]),
+    ] {
+        let mut cmd = std::process::Command::new(jostle());
+        cmd.args(args)
+            .current_dir(dir.path())
+            .env_remove("JOSTLE_CHIP");
+        if let Some(chip) = env {
+            cmd.env("JOSTLE_CHIP", chip);
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(33), "{env:?} {args:?}: {err}");
+        assert!(err.contains("no debug probe found"), "{args:?}: {err}");
+    }
 }
 
 #[test]

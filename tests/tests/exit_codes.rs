@@ -319,16 +319,20 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
         )
         .env("JOSTLE_QEMU", "/bin/true"),
         case(28, "no JOSTLE_CONFIG symbol", &[&"run", &no_config]),
-        case(29, "a missing trace", &[&"predict", &"--trace", &nowhere]),
+        case(
+            29,
+            "a missing trace",
+            &[&"predict", &"--trace-file", &nowhere],
+        ),
         case(
             29,
             "a trace that is not UTF-8",
-            &[&"predict", &"--trace", &not_utf8],
+            &[&"predict", &"--trace-file", &not_utf8],
         ),
         case(
             29,
             "a trace of no run",
-            &[&"predict", &"--trace", &garbage_trace],
+            &[&"predict", &"--trace-file", &garbage_trace],
         ),
         case(
             30,

@@ -173,7 +173,7 @@ fn saved_traces_give_the_same_prediction_and_ids_are_stable() {
     let from_file = dir.path().join("from-file.json");
     let out = jostle(&[
         "predict",
-        "--trace",
+        "--trace-file",
         file.to_str().unwrap(),
         "--out",
         from_file.to_str().unwrap(),
@@ -214,7 +214,7 @@ fn saved_traces_give_the_same_prediction_and_ids_are_stable() {
     // A cut-off saved trace is refused with its own exit code.
     let cut: String = saved.lines().take(5).map(|l| format!("{l}\n")).collect();
     std::fs::write(&file, cut).unwrap();
-    let out = jostle(&["predict", "--trace", file.to_str().unwrap()]);
+    let out = jostle(&["predict", "--trace-file", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(29));
     assert!(String::from_utf8_lossy(&out.stderr).contains("without a summary"));
 }

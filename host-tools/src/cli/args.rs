@@ -20,18 +20,51 @@ pub(crate) struct Via {
     #[arg(long, conflicts_with = "probe")]
     pub(crate) host: bool,
     /// Run on a board through a debug probe (probe-rs): the only one connected, or the one
-    /// `VID:PID[:SERIAL]` selects. Needs --chip and an ELF built for the board.
-    #[arg(long, num_args = 0..=1, default_missing_value = "", requires = "chip", value_name = "SELECTOR")]
+    /// `VID:PID[:SERIAL]` selects. Needs the board's chip (--chip, JOSTLE_CHIP, or
+    /// `[default.general] chip` in ./Embed.toml) and an ELF built for the board.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "SELECTOR")]
     pub(crate) probe: Option<String>,
-    /// The board's chip, as probe-rs names it (e.g. nRF52840_xxAA, STM32F411RETx, RP2040).
-    #[arg(long, requires = "probe")]
+    /// The board's chip, as probe-rs names it (e.g. nRF52840_xxAA, STM32F411RETx, RP2040);
+    /// a chip alone means the only probe connected (so a runner line or the environment can
+    /// send every run to the board).
+    #[arg(long, env = "JOSTLE_CHIP")]
     pub(crate) chip: Option<String>,
 }
 
+/// The chip `Embed.toml` in the current directory names (`[default.general] chip`), as
+/// `cargo embed` reads it.
+fn embed_toml_chip() -> Option<String> {
+    let text = std::fs::read_to_string("Embed.toml").ok()?;
+    let doc: toml::Table = toml::from_str(&text).ok()?;
+    doc.get("default")?
+        .get("general")?
+        .get("chip")?
+        .as_str()
+        .map(str::to_owned)
+}
+
 impl Via {
+    /// The board runs go to, if any: (chip, probe selector; empty for the only probe).
+    fn board(&self) -> Result<Option<(String, String)>, JostleError> {
+        if self.host {
+            return Ok(None);
+        }
+        let chip = self
+            .chip
+            .clone()
+            .or_else(|| self.probe.as_ref().and_then(|_| embed_toml_chip()));
+        match (&self.probe, chip) {
+            (selector, Some(chip)) => Ok(Some((chip, selector.clone().unwrap_or_default()))),
+            (Some(_), None) => Err(JostleError::Usage(
+                "--probe needs the board's chip: --chip, JOSTLE_CHIP, or [default.general] chip in ./Embed.toml".into(),
+            )),
+            (None, None) => Ok(None),
+        }
+    }
+
     /// The firmware file for this kind of target (a board needs an ELF built for it).
     pub(crate) fn firmware(&self, fw: &FirmwareArgs) -> Result<PathBuf, JostleError> {
-        if self.probe.is_some() && fw.elf.is_none() {
+        if self.board()?.is_some() && fw.elf.is_none() {
             return Err(JostleError::Usage(
                 "--probe runs an ELF built for the board (e.g. `cargo firmware-nrf52840`); give its path".into(),
             ));
@@ -42,18 +75,18 @@ impl Via {
     /// The runner: QEMU, the host port, or the board (attached and flashed once).
     pub(crate) fn runner(&self, path: PathBuf, timeout: f64) -> Result<Runner, JostleError> {
         let limits = self.bounds.limits(timeout)?;
-        match (&self.probe, &self.chip) {
-            (Some(selector), Some(chip)) => Runner::probe(path, chip, selector, limits),
-            _ => Runner::with_limits(path, self.host, limits),
+        match self.board()? {
+            Some((chip, selector)) => Runner::probe(path, &chip, &selector, limits),
+            None => Runner::with_limits(path, self.host, limits),
         }
     }
 
     /// How the command line names this target, for replay commands.
     pub(crate) fn describe(&self) -> String {
         use jostle_host_tools::output::shell::quote;
-        match (&self.probe, &self.chip) {
-            (Some(sel), Some(chip)) if sel.is_empty() => format!(" --probe --chip {}", quote(chip)),
-            (Some(sel), Some(chip)) => format!(" --probe {} --chip {}", quote(sel), quote(chip)),
+        match self.board() {
+            Ok(Some((chip, sel))) if sel.is_empty() => format!(" --probe --chip {}", quote(&chip)),
+            Ok(Some((chip, sel))) => format!(" --probe {} --chip {}", quote(&sel), quote(&chip)),
             _ if self.host => " --host".into(),
             _ => String::new(),
         }

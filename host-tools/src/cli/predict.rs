@@ -18,7 +18,7 @@ pub(crate) struct PredictArgs {
     #[command(flatten)]
     pub(crate) each: EachRun,
     /// Analyse saved `jostle run --json` output instead of running (repeat for more files).
-    #[arg(long = "trace", conflicts_with_all = ["elf", "package", "host"])]
+    #[arg(long = "trace-file", value_name = "FILE", conflicts_with_all = ["elf", "package", "host"])]
     pub(crate) traces: Vec<PathBuf>,
     /// Where to write the prediction.
     #[arg(long, default_value = "jostle-report/prediction.json")]
