@@ -62,6 +62,11 @@ pub mod role {
     /// SURW: the initial weight of consecutive tasks. `site` holds the weight. The low byte of
     /// `aux` holds the first task, and the next byte holds how many tasks share the weight.
     pub const WEIGHT: u8 = 13;
+    /// Schedule: at the decision where task `A` (byte 1 of `aux`) has run `site` operations,
+    /// task `B` (the low byte) runs next ([`crate::strategy::Schedule`]).
+    pub const SWITCH: u8 = 14;
+    /// Schedule: at that decision, interrupt source `i` (the low byte) fires first.
+    pub const FIRE_AT: u8 = 15;
 }
 
 /// The `aux` word of a breakpoint with `role` and `index`.

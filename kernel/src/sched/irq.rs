@@ -106,8 +106,12 @@ impl<K: Sink> Core<K> {
         self.refresh_lean();
     }
 
-    /// A firing step drawn uniformly from the next `span` steps (at least 1).
+    /// A firing step drawn uniformly from the next `span` steps (at least 1); never, when
+    /// the strategy replays firings instead ([`crate::strategy::Strategy::DRAWS_FIRINGS`]).
     fn draw_due(&mut self, span: u32) -> u32 {
+        if !self.draws_firings {
+            return u32::MAX;
+        }
         self.steps
             .saturating_add(1)
             .saturating_add(self.rng.below(span.max(1)))

@@ -111,6 +111,8 @@ pub struct Core<K: Sink> {
     basepri: u8,
     /// Steps over which firings are drawn.
     irq_horizon: u32,
+    /// Whether the seed draws firings (not under a strategy that replays them).
+    draws_firings: bool,
     /// A source a strategy wants fired at the next decision.
     fire_next: Option<u8>,
     /// Steps of the innermost running handler (its spin bound is the livelock bound).
@@ -175,6 +177,7 @@ impl<K: Sink> Core<K> {
             } else {
                 config.irq_horizon
             },
+            draws_firings: config.strategy.draws_firings(),
             fire_next: None,
             handler_steps: 0,
             irq_entered: 0,

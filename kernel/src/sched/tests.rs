@@ -328,6 +328,11 @@ proptest::proptest! {
                 (5, crate::strategy::Surw::weight_aux(0, 2)),
                 (4, crate::strategy::Surw::weight_aux(2, 1)),
             ],
+            StrategyId::Schedule => &[
+                (2, crate::strategy::Schedule::switch(1, 2, 2).aux),
+                (1, crate::strategy::Schedule::switch(2, 1, 3).aux),
+                (3, crate::strategy::Schedule::switch(0, 3, 1).aux),
+            ],
             _ => &[],
         };
         let mut config = with(strategy, seed, bps);
@@ -554,6 +559,82 @@ fn pct_lets_others_run_when_a_task_yields_or_fails_a_cas() {
     }
 }
 
+/// A Schedule configuration with these entries.
+fn schedule_config(entries: &[crate::config::Breakpoint]) -> Config {
+    let bps: Vec<(u32, u32)> = entries.iter().map(|b| (b.site, b.aux)).collect();
+    with(StrategyId::Schedule, 5, &bps)
+}
+
+#[test]
+fn schedule_without_entries_runs_each_task_until_it_blocks_or_ends() {
+    let (w1, w2, w3) = (writes(1), writes(2), writes(3));
+    let programs: [&[Op]; 3] = [&w1, &w2, &w3];
+    let (v, events) = simulate(&schedule_config(&[]), &programs);
+    assert_eq!(v, Verdict::Pass);
+    // Main spawns all three and blocks joining task 1: the lowest enabled task, 1, runs to
+    // its end; then main (lowest) joins it and blocks on 2; and so on. No seed involved.
+    let mut expect = vec![1u8; 6];
+    expect.extend([2u8; 6]);
+    expect.extend([3u8; 6]);
+    assert_eq!(write_order(&events), expect);
+    let other_seed = {
+        let mut c = schedule_config(&[]);
+        c.seed = 77;
+        simulate(&c, &programs).1
+    };
+    assert_eq!(other_seed[1..], events[1..], "the seed decides nothing");
+}
+
+#[test]
+fn a_schedule_entry_switches_at_its_tasks_nth_operation() {
+    use crate::strategy::Schedule;
+    let (w1, w2) = (writes(1), writes(2));
+    let programs: [&[Op]; 2] = [&w1, &w2];
+    // Task 1 stands before its operation 3 (Start, two writes done): task 2 goes.
+    let preempt = Schedule::switch(1, 3, 2);
+    let (_, events) = simulate(&schedule_config(&[preempt]), &programs);
+    assert_eq!(write_order(&events), [1, 1, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1]);
+    // A second entry, anchored in task 2's own count, sends it back to task 1 after one
+    // write; without the first entry it never applies (task 2 reaches no such decision
+    // while 1 is running), and the first one means the same with or without it.
+    let back = Schedule::switch(2, 2, 1);
+    let (_, events) = simulate(&schedule_config(&[preempt, back]), &programs);
+    assert_eq!(write_order(&events), [1, 1, 2, 1, 1, 1, 1, 2, 2, 2, 2, 2]);
+    let (_, events) = simulate(&schedule_config(&[back]), &programs);
+    assert_eq!(write_order(&events), [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
+    // An entry whose task is blocked is not taken: task 2 starts (entry at task 1's
+    // operation 2), blocks on the lock task 1 holds, and the entry at task 1's operation 3
+    // cannot send it back there, so task 1 goes on to its release.
+    let locked = |a| {
+        vec![
+            Op::Acquire { s: 30, l: 5, c: 5 },
+            Op::Write { s: 31, a },
+            Op::Release { s: 32, l: 5 },
+        ]
+    };
+    let (l1, l2) = (locked(1), locked(2));
+    let entries = [Schedule::switch(1, 2, 2), Schedule::switch(1, 3, 2)];
+    let (v, events) = simulate(&schedule_config(&entries), &[&l1, &l2]);
+    assert_eq!(v, Verdict::Pass);
+    let steps: Vec<(u8, crate::event::EventKind)> = events
+        .iter()
+        .filter(|e| e.task().is_some_and(|t| t != 0))
+        .map(|e| (e.task().unwrap(), e.kind()))
+        .collect();
+    use crate::event::EventKind::*;
+    assert_eq!(
+        steps[..6],
+        [
+            (1, TaskStart),
+            (1, Acquire),
+            (2, TaskStart),
+            (1, Write),
+            (1, Release),
+            (1, TaskExit)
+        ]
+    );
+}
+
 #[test]
 fn pos_is_deterministic_and_seed_dependent_and_a_yield_hands_over() {
     let (w1, w2, w3) = (writes(1), writes(2), writes(3));
@@ -760,6 +841,33 @@ mod interrupts {
                 .any(|e| matches!(e, Event::Update { s: 20, .. })),
             _ => false,
         }
+    }
+
+    #[test]
+    fn a_schedule_fires_a_handler_at_its_entry_and_the_seed_draws_no_firing() {
+        use crate::strategy::Schedule;
+        let handlers = [(spontaneous(1, 2), &HANDLER[..])];
+        let run = |seed, entries: &[crate::config::Breakpoint]| {
+            let bps: Vec<(u32, u32)> = entries.iter().map(|b| (b.site, b.aux)).collect();
+            let mut config = with(StrategyId::Schedule, seed, &bps);
+            config.irq_horizon = 2;
+            schedule_with_irqs(&config, &[&RMW], &handlers, true).1
+        };
+        let enters = |events: &[Event]| {
+            events
+                .iter()
+                .filter(|e| matches!(e, Event::IrqEnter { .. }))
+                .count()
+        };
+        // A horizon of 2 steps would have Random fire it early; Schedule draws no firing.
+        for seed in 0..20 {
+            assert_eq!(enters(&run(seed, &[])), 0, "seed {seed}");
+        }
+        // Task 1 stands before its write (Start and the read done): the handler fires there,
+        // once.
+        let events = run(0, &[Schedule::fire(1, 2, 0)]);
+        assert!(interleaved(&events), "{events:?}");
+        assert_eq!(enters(&events), 1);
     }
 
     #[test]

@@ -77,6 +77,10 @@ pub trait Strategy {
     const AIMS_AT_EVERY_BLOCK: bool = false;
     /// Must every yield reach [`Strategy::spun`]? (Yields then leave the lean path.)
     const SEES_YIELDS: bool = false;
+    /// Does the seed draw interrupt firings (`sched::irq`)? Not under a strategy that
+    /// replays recorded firings (Schedule): only its requests, and firings when no task can
+    /// run, fire then.
+    const DRAWS_FIRINGS: bool = true;
 
     /// The strategy with the configuration block's `params` (their meaning is the
     /// strategy's), drawing any initial randomness from `rng`.
@@ -212,6 +216,13 @@ macro_rules! registry {
                 }
             }
 
+            /// See [`Strategy::DRAWS_FIRINGS`].
+            pub fn draws_firings(self) -> bool {
+                match self {
+                    $( StrategyId::$variant => <$ty as Strategy>::DRAWS_FIRINGS, )*
+                }
+            }
+
             /// See [`Strategy::AIMS_AT_EVERY_BLOCK`].
             pub fn aims_at_every_block(self) -> bool {
                 match self {
@@ -322,4 +333,8 @@ registry! {
     /// from a profiling run. The accesses interleave by a walk weighted by what each task has
     /// left, and random priorities order every other operation.
     8 Surw "surw" => surw::Surw,
+    /// Schedule: follows a recorded schedule (shrinking and replaying findings). Breakpoints
+    /// are entries "when task A has run n operations, B runs next" (or source i fires); between
+    /// them the last task runs while enabled, else the lowest enabled one.
+    9 Schedule "schedule" => schedule::Schedule,
 }

@@ -1,0 +1,157 @@
+//! Schedule: follows a recorded schedule, for replaying a finding's run and shrinking it
+//! (the host's `engine/shrink.rs`, delta debugging over the schedule's entries).
+//!
+//! The breakpoints carry the schedule's entries, each anchored at one task's operation count
+//! rather than at a global step, so that removing an earlier entry leaves the later ones
+//! meaning the same thing ("when task A is about to run its n-th operation"):
+//!
+//! - [`role::SWITCH`]: at a decision where task `A` ran last and has executed `n` operations
+//!   (it stands before its operation `n`, counted from 0; or it has ended after `n`), task
+//!   `B` runs next if it is enabled. `site` is `n`; `aux` holds `A` and `B`
+//!   ([`Schedule::switch`]).
+//! - [`role::FIRE_AT`]: at such a decision, interrupt source `i` fires first (once per entry)
+//!   ([`Schedule::fire`]).
+//!
+//! Between entries the strategy is non-preemptive: the task that ran last keeps running
+//! while it is enabled; when it blocks or ends, the lowest enabled task id goes. So the
+//! preemptions of a run under this strategy are exactly its [`role::SWITCH`] entries whose
+//! `A` was still enabled, and dropping an entry removes one context switch.
+//!
+//! Interrupts: the seed draws no firings under this strategy ([`Strategy::DRAWS_FIRINGS`]),
+//! since the draws of the recorded run came from a random stream interleaved with its
+//! strategy's own draws, which a replay cannot reproduce. A firing the recorded run made at a
+//! task's decision is an entry instead; firings a handler's point caused (nesting) are not
+//! recorded, and a source still eligible when no task can run fires then, as under every
+//! strategy. Handlers' operations are not counted: only tasks' operations anchor entries.
+//!
+//! Every decision and step is the strategy's (it counts each task's operations), so the
+//! kernel's lean path has no budget under it.
+
+use super::{Check, Strategy, View};
+use crate::op::Op;
+use crate::rng::SchedRng;
+use crate::targets::{Breakpoint, MAX_BREAKPOINTS, aux, role, role_of};
+use crate::task::{MAX_TASKS, TaskId, TaskSet};
+
+/// The schedule-following strategy.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    /// Operations each task has executed.
+    count: [u32; MAX_TASKS],
+    /// The task that executed last (the one whose decision it is).
+    last: TaskId,
+    /// Breakpoints (by index) whose firing has been made.
+    fired: u16,
+}
+
+// One bit per breakpoint in `fired`.
+const _: () = assert!(MAX_BREAKPOINTS <= 16);
+
+impl Schedule {
+    /// The entry "when task `a` has executed `n` operations, task `b` runs next".
+    pub const fn switch(a: TaskId, n: u32, b: TaskId) -> Breakpoint {
+        Breakpoint {
+            site: n,
+            aux: aux(role::SWITCH, b) | (a as u32) << 8,
+        }
+    }
+
+    /// The entry "when task `a` has executed `n` operations, source `i` fires first".
+    pub const fn fire(a: TaskId, n: u32, i: u8) -> Breakpoint {
+        Breakpoint {
+            site: n,
+            aux: aux(role::FIRE_AT, i) | (a as u32) << 8,
+        }
+    }
+
+    /// An entry's role ([`role::SWITCH`] or [`role::FIRE_AT`]), anchor task, anchor count,
+    /// and the task or source it names; `None` for another breakpoint.
+    pub const fn entry(bp: &Breakpoint) -> Option<(u8, TaskId, u32, u8)> {
+        let r = role_of(bp.aux);
+        if r == role::SWITCH || r == role::FIRE_AT {
+            Some((r, (bp.aux >> 8) as u8, bp.site, bp.aux as u8))
+        } else {
+            None
+        }
+    }
+
+    /// The entry of role `r` anchored at the current decision, not yet `used`: its index and
+    /// the task or source it names.
+    fn at_anchor(&self, view: &View<'_>, r: u8, used: u16) -> Option<(usize, u8)> {
+        let n = self.count[self.last as usize];
+        view.targets
+            .breakpoints()
+            .iter()
+            .enumerate()
+            .find_map(|(k, bp)| match Self::entry(bp) {
+                Some((er, a, en, x)) if er == r && a == self.last && en == n => {
+                    (used & (1 << k) == 0).then_some((k, x))
+                }
+                _ => None,
+            })
+    }
+}
+
+impl Strategy for Schedule {
+    const ANALYZES: bool = true;
+    const DRAWS_FIRINGS: bool = false;
+
+    fn new(_params: [u32; 4], _rng: &mut SchedRng) -> Self {
+        Schedule {
+            count: [0; MAX_TASKS],
+            last: 0,
+            fired: 0,
+        }
+    }
+
+    /// The entry's task when one is anchored here and it can run; else the task that ran
+    /// last while it can; else the lowest enabled one.
+    fn pick(&mut self, candidates: TaskSet, view: &View<'_>, _rng: &mut SchedRng) -> TaskId {
+        if let Some((_, b)) = self.at_anchor(view, role::SWITCH, 0)
+            && candidates.contains(b)
+        {
+            return b;
+        }
+        if candidates.contains(self.last) {
+            self.last
+        } else {
+            candidates.nth(0)
+        }
+    }
+
+    fn checks(&self, _op: &Op) -> bool {
+        true
+    }
+
+    /// A firing anchored here goes first (each entry once: the decision is made again after
+    /// the handler returns, at the same anchor).
+    fn check(&mut self, _t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> Check {
+        match self.at_anchor(view, role::FIRE_AT, self.fired) {
+            Some((k, i)) => {
+                self.fired |= 1 << k;
+                Check::FireFirst(i)
+            }
+            None => Check::Execute,
+        }
+    }
+
+    fn analyze(&mut self, t: TaskId, _op: &Op, _view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
+        if let Some(c) = self.count.get_mut(t as usize) {
+            *c = c.saturating_add(1);
+            self.last = t;
+        }
+        TaskSet::EMPTY
+    }
+
+    /// Never decided without counting: to the general loop.
+    #[inline(always)]
+    fn lean_pick(&mut self, _enabled: TaskSet, _rng: &mut SchedRng) -> Option<TaskId> {
+        None
+    }
+
+    /// Every step is counted.
+    #[inline(always)]
+    fn lean_budget(&self, _steps: u32) -> u32 {
+        0
+    }
+}
