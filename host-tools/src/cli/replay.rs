@@ -19,6 +19,15 @@ pub(crate) struct ReplayArgs {
     /// The id of a bug or a failure (from the report).
     #[arg(long, requires = "report")]
     pub(crate) bug: Option<String>,
+    /// With --bug: replay the finding's shrunk run (its shortest schedule) instead of the
+    /// first run that showed it.
+    #[arg(long, requires = "bug")]
+    pub(crate) shrunk: bool,
+    /// Without --report, with --strategy schedule: the schedule's entries, comma-separated:
+    /// `A:n>B` (task A, having run n operations, hands over to task B), `A:n!i` (interrupt
+    /// source i fires there).
+    #[arg(long, conflicts_with = "report")]
+    pub(crate) schedule: Option<String>,
     /// Without --report: the run's seed.
     #[arg(long, default_value_t = 0)]
     pub(crate) seed: u64,
@@ -46,6 +55,7 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
         (Some(dir), Some(id)) => {
             let report = jostle_host_tools::output::report::Report::read(dir)?;
             let (bug, r) = find_finding(&report, id)?;
+            let r = if args.shrunk { bug.shrunk_run()? } else { r };
             let config = config_for(&report, r, &*runner)?;
             let same_image = jostle_host_tools::engine::predict::fingerprint(runner.path())
                 .is_ok_and(|f| f == report.firmware.fingerprint);
@@ -62,6 +72,21 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
             jostle_host_tools::engine::confirm::bound_pct(&*runner, &mut config)?;
             let profile = jostle_host_tools::engine::surw::profile(&*runner, &config)?;
             config = jostle_host_tools::engine::surw::with_choice(&config, profile.as_ref());
+            if let Some(text) = &args.schedule {
+                if config.strategy != jostle_kernel::config::StrategyId::Schedule {
+                    return Err(JostleError::Usage(
+                        "--schedule needs --strategy schedule".into(),
+                    ));
+                }
+                for bp in jostle_host_tools::engine::shrink::parse_schedule(text)? {
+                    config.breakpoints.push(bp).map_err(|_| {
+                        JostleError::Usage(format!(
+                            "--schedule: more entries and targets than the {} breakpoints of a configuration block",
+                            jostle_kernel::config::MAX_BREAKPOINTS
+                        ))
+                    })?;
+                }
+            }
             config.trace = TraceLevel::Full;
             (config, None)
         }

@@ -12,5 +12,6 @@ pub mod confirm;
 pub mod pool;
 pub mod predict;
 pub mod replay;
+pub mod shrink;
 pub mod surw;
 pub mod targeting;

@@ -34,6 +34,21 @@ impl Finding {
             Finding::Failure(f) => &f.id,
         }
     }
+
+    /// Its shrunk run (the campaign's shortest schedule for it), if it has one.
+    pub fn shrunk_run(&self) -> Result<&Replay, JostleError> {
+        let shrunk = match self {
+            Finding::Bug(b) => b.shrunk.as_ref(),
+            Finding::Failure(f) => f.shrunk.as_ref(),
+        };
+        shrunk.and_then(|s| s.replay.as_ref()).ok_or_else(|| {
+            let why = shrunk
+                .map(|s| s.note.as_str())
+                .filter(|n| !n.is_empty())
+                .unwrap_or("the report has no shrunk run for it");
+            JostleError::BadReport(format!("{} {}: {why}", self.kind(), self.id()))
+        })
+    }
 }
 
 /// The bug or failure `id` of `report` and the run to replay (a bug's first harmful run,

@@ -63,6 +63,8 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         out.runs.phase2 += r.runs.phase2;
         // Search runs are sliced by shard (each block of seeds has one shard): added.
         out.runs.search += r.runs.search;
+        // Each shard shrinks its own findings' runs: added.
+        out.runs.shrink += r.runs.shrink;
         for (v, n) in &r.runs.search_verdicts {
             *out.runs.search_verdicts.entry(v.clone()).or_default() += n;
         }
@@ -100,13 +102,14 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         // The timeline of the run the merged bug names (its first harmful, else first
         // confirming run), from the shard that made that run.
         let shown = b.first_harmful.as_ref().or(b.first_confirmed.as_ref());
-        b.timeline = reports
+        let from = reports
             .iter()
             .flat_map(|r| &r.bugs)
             .filter(|o| o.kind == b.kind && o.id == b.id)
-            .find(|o| o.first_harmful.as_ref().or(o.first_confirmed.as_ref()) == shown)
-            .map(|o| o.timeline.clone())
-            .unwrap_or_default();
+            .find(|o| o.first_harmful.as_ref().or(o.first_confirmed.as_ref()) == shown);
+        b.timeline = from.map(|o| o.timeline.clone()).unwrap_or_default();
+        // Its shrunk run too: shrunk from that run.
+        b.shrunk = from.and_then(|o| o.shrunk.clone());
     }
     Ok(out)
 }
@@ -165,6 +168,7 @@ fn merge_failure(into: &mut Failure, other: &Failure) {
         into.first = other.first.clone();
         into.example.clone_from(&other.example);
         into.timeline.clone_from(&other.timeline);
+        into.shrunk.clone_from(&other.shrunk);
     }
 }
 

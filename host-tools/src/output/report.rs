@@ -85,6 +85,10 @@ pub struct RunCounts {
     /// Search runs per verdict.
     #[serde(default)]
     pub search_verdicts: BTreeMap<String, u64>,
+    /// Runs spent shrinking the findings' schedules (after the campaign's runs; not part
+    /// of [`RunCounts::total`], which the budget and `first_failure` count).
+    #[serde(default)]
+    pub shrink: u64,
     /// Runs made up to and including the first failing run, in the campaign's order (Phase
     /// I, Phase II, search; the same whatever `-j`): a benchmark's "runs to the first bug".
     /// `None` when no run failed, and in merged reports (shards have no common order).
@@ -150,6 +154,9 @@ pub struct Bug {
     /// Why Phase II could not target it (e.g. more breakpoints than a block holds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// The shortest schedule found that confirms it again (see [`Shrunk`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrunk: Option<Shrunk>,
 }
 
 /// Runs of any phase that failed with one signature (see `trace::failure`): a finding
@@ -186,6 +193,47 @@ pub struct Failure {
     pub order: [u64; 3],
     /// The interleaving before the failure (full-trace replay of `first`).
     pub timeline: Vec<Mark>,
+    /// The shortest schedule found that fails the same way (see [`Shrunk`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrunk: Option<Shrunk>,
+}
+
+/// A finding's run shrunk (`engine::shrink`): its schedule, delta-debugged to the fewest
+/// preemptions and then the fewest other entries that still give the same finding, replayed
+/// by the `schedule` strategy.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shrunk {
+    /// The entries, comma-separated: `A:n>B` (task A, having run n operations, hands over to
+    /// task B), `A:n!i` (interrupt source i fires there). Empty: no entry needed.
+    pub schedule: String,
+    /// Preemptions (switches away from a task that could have gone on) of the shrunk run. A
+    /// switch away from a task that never steps again counts as one: the trace does not say
+    /// whether it could have gone on (rf_fig1's ERROR1 shows 1 where main, blocked joining,
+    /// gave way).
+    pub preemptions: u32,
+    /// Context switches of the shrunk run (preemptive or forced by blocking).
+    pub switches: u32,
+    /// Scheduling steps of the shrunk run.
+    pub steps: u32,
+    /// The same three figures for the original run, and its schedule's entries.
+    pub original_preemptions: u32,
+    /// See `original_preemptions`.
+    pub original_switches: u32,
+    /// See `original_preemptions`.
+    pub original_steps: u32,
+    /// Entries of the original schedule.
+    pub original_entries: u32,
+    /// Runs spent shrinking this finding.
+    pub runs: u32,
+    /// The shrunk run (strategy `schedule`; its command replays it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Replay>,
+    /// The shrunk run's interleaving before the finding.
+    #[serde(default)]
+    pub timeline: Vec<Mark>,
+    /// Why no shrunk run is given (the schedule did not replay, or it did not fit).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
 
 impl Failure {
@@ -346,6 +394,30 @@ impl Bug {
     }
 }
 
+impl Shrunk {
+    /// Its figures against the original's, and its replay command (`None`: not shrunk).
+    pub fn summary(&self) -> Option<(String, &str)> {
+        let r = self.replay.as_ref()?;
+        let plural = |n: u32| if n == 1 { "" } else { "s" };
+        let schedule = if self.schedule.is_empty() {
+            "no entry".to_owned()
+        } else {
+            self.schedule.clone()
+        };
+        Some((
+            format!(
+                "{} preemption{}, {} steps (first run: {}, {}); schedule {schedule}",
+                self.preemptions,
+                plural(self.preemptions),
+                self.steps,
+                self.original_preemptions,
+                self.original_steps
+            ),
+            &r.command,
+        ))
+    }
+}
+
 impl Report {
     /// Points every replay command at the report in `dir` (after a merge or a move).
     pub fn set_report_dir(&mut self, dir: &Path) {
@@ -356,9 +428,15 @@ impl Report {
             {
                 r.command = replay_command(&self.firmware.command, dir, &b.id);
             }
+            if let Some(r) = b.shrunk.as_mut().and_then(|s| s.replay.as_mut()) {
+                r.command = shrunk_command(&self.firmware.command, dir, &b.id);
+            }
         }
         for f in &mut self.failures {
             f.first.command = replay_command(&self.firmware.command, dir, &f.id);
+            if let Some(r) = f.shrunk.as_mut().and_then(|s| s.replay.as_mut()) {
+                r.command = shrunk_command(&self.firmware.command, dir, &f.id);
+            }
         }
     }
 
@@ -499,6 +577,11 @@ impl Report {
             self.stopped
         )?;
         for b in self.confirmed() {
+            // The shortest interleaving first: it is the one to read.
+            if let Some((what, command)) = b.shrunk.as_ref().and_then(Shrunk::summary) {
+                writeln!(out, "shortest {} {}: {what}", b.kind, b.id)?;
+                writeln!(out, "replay shortest {} {}: {command}", b.kind, b.id)?;
+            }
             if let Some(r) = b.first_harmful.as_ref().or(b.first_confirmed.as_ref()) {
                 writeln!(out, "replay {} {}: {}", b.kind, b.id, r.command)?;
             }
@@ -530,6 +613,10 @@ impl Report {
                         format!(" at {}", super::short_site(&f.site))
                     }
                 )?;
+                if let Some((what, command)) = f.shrunk.as_ref().and_then(Shrunk::summary) {
+                    writeln!(out, "    shortest: {what}")?;
+                    writeln!(out, "    replay shortest: {command}")?;
+                }
                 writeln!(
                     out,
                     "    first: seed {} ({}); relation: {}",
@@ -630,6 +717,11 @@ pub fn replay_command(firmware: &str, dir: &Path, id: &str) -> String {
         super::shell::quote(&dir.display().to_string()),
         super::shell::quote(id)
     )
+}
+
+/// The command that replays the shrunk run of bug (or failure) `id` of the report in `dir`.
+pub fn shrunk_command(firmware: &str, dir: &Path, id: &str) -> String {
+    format!("{} --shrunk", replay_command(firmware, dir, id))
 }
 
 /// Escapes text for XML and HTML.

@@ -286,7 +286,8 @@ impl RunOutcome {
     /// `AtomicityViolation` only for targeted breakpoints, but a deadlock whatever the
     /// strategy: it confirms a targeted cycle only when every blocked acquire is one of the
     /// cycle's (a race-targeted run that deadlocks elsewhere confirms nothing). An
-    /// untargeted run counts any finding (SURW's breakpoints aim at no bug).
+    /// untargeted run counts any finding (SURW's breakpoints aim at no bug, nor do a
+    /// schedule's entries).
     pub fn is_targeted_finding(&self, ev: &Event) -> bool {
         use jostle_kernel::targets::{role, role_of};
         let bps = &self.config.breakpoints;
@@ -295,9 +296,12 @@ impl RunOutcome {
             | Event::AtomicityViolation { .. }
             | Event::Unserializable { .. } => true,
             Event::DeadlockConfirmed { .. }
-                if bps
-                    .iter()
-                    .all(|b| matches!(role_of(b.aux), role::INTERESTING | role::WEIGHT)) =>
+                if bps.iter().all(|b| {
+                    matches!(
+                        role_of(b.aux),
+                        role::INTERESTING | role::WEIGHT | role::SWITCH | role::FIRE_AT
+                    )
+                }) =>
             {
                 true
             }

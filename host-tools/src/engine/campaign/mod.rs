@@ -9,7 +9,7 @@
 //!
 //! The phases are `rounds` (the loop and why it stopped), `phase1`, `phase2` (per
 //! candidate), `feedback` (full traces back into prediction), `search` (the rest of a
-//! budget, undirected) and `timelines`; the
+//! budget, undirected), `timelines` and `shrinking` (each finding's schedule, shortest); the
 //! bookkeeping is `jobs` (work on the workers), `record` (runs into the report), `status`
 //! and `budget`. The campaign makes its runs through a `&dyn Transport`.
 
@@ -21,6 +21,7 @@ mod phase2;
 mod record;
 mod rounds;
 mod search;
+mod shrinking;
 mod status;
 mod timelines;
 

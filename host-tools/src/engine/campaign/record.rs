@@ -94,7 +94,7 @@ impl Campaign<'_> {
 
     /// Everything needed to replay run `index` (the `index`-th of its kind), named `id` in
     /// the report's replay command.
-    fn replay_of(&self, index: u64, outcome: &RunOutcome, id: &str) -> Replay {
+    pub(super) fn replay_of(&self, index: u64, outcome: &RunOutcome, id: &str) -> Replay {
         Replay {
             index,
             seed: outcome.config.seed,
@@ -109,8 +109,12 @@ impl Campaign<'_> {
                 .breakpoints
                 .iter()
                 .map(|bp| ReplayBreakpoint {
-                    // A SURW weight is no site: it has no location (and is never mapped).
-                    location: if role_of(bp.aux) == role::WEIGHT {
+                    // A SURW weight and a schedule's entry are no sites: they have no
+                    // location (and are never mapped).
+                    location: if matches!(
+                        role_of(bp.aux),
+                        role::WEIGHT | role::SWITCH | role::FIRE_AT
+                    ) {
                         String::new()
                     } else {
                         crate::engine::predict::site_text(&self.prediction, bp.site)

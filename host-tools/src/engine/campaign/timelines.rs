@@ -18,6 +18,7 @@ impl Campaign<'_> {
         self.set_phase("timelines");
         self.bug_timelines()?;
         self.failure_timelines()?;
+        self.shrink_findings()?;
         self.write()
     }
 
@@ -137,8 +138,12 @@ pub fn replay_config(
     })?;
     let mut breakpoints = jostle_kernel::fixed::Vec::new();
     for bp in &r.breakpoints {
-        // A SURW weight is a count, not a site of the image.
-        let site = jostle_kernel::targets::role_of(bp.aux) != jostle_kernel::targets::role::WEIGHT;
+        // A SURW weight and a schedule's entry are counts, not sites of the image.
+        use jostle_kernel::targets::role;
+        let site = !matches!(
+            jostle_kernel::targets::role_of(bp.aux),
+            role::WEIGHT | role::SWITCH | role::FIRE_AT
+        );
         let ids = match resolve {
             Some(f) if site => f(&bp.location).unwrap_or_else(|_| vec![bp.site]),
             _ => vec![bp.site],
