@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn usage_errors_are_one_line() {
-        let e = refused(&["run", "--probe"]);
+        let e = refused(&["run", "--host", "--probe"]);
         let text = e.render().to_string();
         assert!(text.lines().count() > 1, "clap's own message: {text}");
         assert_eq!(one_line_usage(&text), 2);
