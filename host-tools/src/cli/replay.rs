@@ -50,8 +50,9 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
     use jostle_host_tools::engine::replay::{check_reproduced, config_for, find_finding};
     use jostle_host_tools::output::replay_print::print_around;
     let path = args.via.firmware(&args.firmware)?;
+    let test = args.firmware.selected_test(&path)?;
     let runner = args.via.runner(path, args.timeout)?;
-    let (config, recorded) = match (&args.report, &args.bug) {
+    let (mut config, recorded) = match (&args.report, &args.bug) {
         (Some(dir), Some(id)) => {
             let report = jostle_host_tools::output::report::Report::read(dir)?;
             let (bug, r) = find_finding(&report, id)?;
@@ -91,6 +92,7 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
             (config, None)
         }
     };
+    config.test = test;
     let outcome = runner.run(config, None)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -159,6 +159,46 @@ pub struct Bug {
     pub shrunk: Option<Shrunk>,
 }
 
+/// Columns the terminal table fits in.
+pub const TABLE_WIDTH: usize = 100;
+
+/// `words` on lines of at most `width` columns, each line starting with `indent` (a word
+/// longer than a line has one to itself).
+fn wrap(words: &[String], indent: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for w in words {
+        if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if line.is_empty() {
+            line.push_str(indent);
+        } else {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+impl Bug {
+    /// How often a run made it real, in words a person reads at once: `never in 50 runs
+    /// (< 0.07)` rather than a probability of 0 with an interval of no width; `not tried`
+    /// for a candidate no run aimed at.
+    pub fn rate_text(&self) -> String {
+        let [p, lo, hi] = self.probability;
+        match (self.runs, self.confirmed) {
+            (0, _) => "not tried".into(),
+            (n, 0) => format!("never in {n} runs (< {hi:.2})"),
+            (n, c) if c == n => format!("every run of {n} (> {lo:.2})"),
+            _ => format!("{p:.2} [{lo:.2}, {hi:.2}]"),
+        }
+    }
+}
+
 /// Runs of any phase that failed with one signature (see `trace::failure`): a finding
 /// whether or not an analysis predicted it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -537,28 +577,32 @@ impl Report {
 
     /// The summary table (after racefuzzer-pldi08 Table 1): one row per candidate.
     pub fn print_table(&self, out: &mut impl Write) -> std::io::Result<()> {
+        // At most TABLE_WIDTH columns: the sites go below their row, wrapped.
         writeln!(
             out,
-            "{:<10} {:<16} {:>6} {:>9} {:>8}  {:<22} sites",
-            "kind", "id", "runs", "confirmed", "harmful", "probability (95% CI)"
+            "{:<16} {:<16} {:>6} {:>9} {:>8}  {:<11} made real per run",
+            "kind", "id", "runs", "confirmed", "harmful", "status"
         )?;
         for b in &self.bugs {
-            let [p, lo, hi] = b.probability;
             writeln!(
                 out,
-                "{:<10} {:<16} {:>6} {:>9} {:>8}  {:<22} {}",
+                "{:<16} {:<16} {:>6} {:>9} {:>8}  {:<11} {}",
                 b.kind,
                 b.id,
                 b.runs,
                 b.confirmed,
                 b.harmful,
-                format!("{:.2} [{:.2}, {:.2}]", p, lo, hi),
-                b.sites
-                    .iter()
-                    .map(|s| super::short_site(s))
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                b.status,
+                b.rate_text()
             )?;
+            let sites: Vec<String> = b
+                .sites
+                .iter()
+                .map(|s| super::short_site(s).to_owned())
+                .collect();
+            for line in wrap(&sites, "  ", TABLE_WIDTH) {
+                writeln!(out, "{line}")?;
+            }
         }
         let (predicted, real, harmful) = (
             self.bugs.len(),
@@ -569,7 +613,7 @@ impl Report {
         let suspected = self.failures.iter().filter(|f| !f.is_failure()).count();
         writeln!(
             out,
-            "predicted {predicted}, real {real}, harmful {harmful}; failures {} ({failed_runs} runs), suspected livelocks {suspected}; {} Phase I + {} Phase II + {} search runs; stopped: {}",
+            "predicted {predicted}, real {real}, harmful {harmful}; failures {} ({failed_runs} runs), suspected livelocks {suspected}\n{} Phase I + {} Phase II + {} search runs; stopped: {}",
             self.failed().count(),
             self.runs.phase1,
             self.runs.phase2,
@@ -743,6 +787,47 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), JostleError> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_fits_a_hundred_columns_with_its_sites_below() {
+        let site = "src/bin/fw.rs:120:17".to_owned();
+        let bug = |kind: &str, runs, confirmed, p: [f64; 3]| Bug {
+            id: "9e83865055ffef30".into(),
+            kind: kind.into(),
+            sites: vec![site.clone(); 6],
+            runs,
+            confirmed,
+            status: "unconfirmed".into(),
+            probability: p,
+            ..Bug::default()
+        };
+        let report = Report {
+            bugs: vec![
+                bug("access_atomicity", 2000, 0, [0.0, 0.0, 0.0019]),
+                bug("race", 50, 50, [1.0, 0.93, 1.0]),
+                bug("deadlock", 50, 20, [0.4, 0.27, 0.54]),
+                bug("atomicity", 0, 0, [0.0, 0.0, 0.0]),
+            ],
+            ..Report::default()
+        };
+        let mut out = Vec::new();
+        report.print_table(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let table: Vec<&str> = text.lines().take(11).collect();
+        for line in &table {
+            assert!(line.chars().count() <= TABLE_WIDTH, "{line}");
+        }
+        // Six sites of 20 columns take two lines below their row.
+        assert!(
+            table[2].starts_with("  src/") && table[3].starts_with("  src/"),
+            "{text}"
+        );
+        assert!(table[1].contains("never in 2000 runs (< 0.00)"), "{text}");
+        assert!(!table[1].contains("[0.00, 0.00]"), "{text}");
+        assert!(table[4].contains("every run of 50 (> 0.93)"), "{text}");
+        assert!(table[7].contains("0.40 [0.27, 0.54]"), "{text}");
+        assert!(text.contains("not tried"), "{text}");
+    }
 
     #[test]
     fn wilson_interval_brackets_the_estimate() {
