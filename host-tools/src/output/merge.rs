@@ -63,8 +63,6 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         out.runs.phase2 += r.runs.phase2;
         // Search runs are sliced by shard (each block of seeds has one shard): added.
         out.runs.search += r.runs.search;
-        // Each shard shrinks its own findings' runs: added.
-        out.runs.shrink += r.runs.shrink;
         for (v, n) in &r.runs.search_verdicts {
             *out.runs.search_verdicts.entry(v.clone()).or_default() += n;
         }
@@ -111,6 +109,11 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         // Its shrunk run too: shrunk from that run.
         b.shrunk = from.and_then(|o| o.shrunk.clone());
     }
+    // Every shard shrinks the findings it saw: the merge counts the runs of the shrinks it
+    // keeps, one per finding, as the unsharded campaign makes them.
+    let kept = out.bugs.iter().map(|b| &b.shrunk);
+    let kept = kept.chain(out.failures.iter().map(|f| &f.shrunk));
+    out.runs.shrink = kept.flatten().map(|s| u64::from(s.runs)).sum();
     Ok(out)
 }
 
