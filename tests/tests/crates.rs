@@ -11,15 +11,6 @@ mod common;
 use common::*;
 use jostle_kernel::{Config, TraceLevel};
 
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "status {:?}\n{}{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 fn full(seed: u64) -> Config {
     Config {
         seed,

@@ -27,15 +27,6 @@ fn cargo(args: &[&str]) -> Output {
     cmd.output().expect("cargo runs")
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 fn report_of(dir: &Path) -> serde_json::Value {
     let json = std::fs::read_to_string(dir.join("report.json"))
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));

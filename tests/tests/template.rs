@@ -25,15 +25,6 @@ fn jostle_bin() -> PathBuf {
     common::jostle()
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 /// `cargo` as a user runs it in the project: the project's rust-toolchain.toml and
 /// .cargo/config.toml decide, not what this test process inherited from the outer cargo.
 fn cargo(project: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {

@@ -139,15 +139,22 @@ pub(crate) fn parse_shard(text: &str) -> Result<(u32, u32), JostleError> {
     Ok((i, n))
 }
 
-/// How the command line named the firmware, for the replay commands in the report.
-/// Each word is shell-quoted, so that the printed replay command runs as it reads.
-pub(crate) fn firmware_command(fw: &FirmwareArgs, path: &std::path::Path, via: &Via) -> String {
+/// How the command line named the firmware (and the declared `test` it runs, if any), for
+/// the replay commands in the report. Each word is shell-quoted, so that the printed replay
+/// command runs as it reads.
+pub(crate) fn firmware_command(
+    fw: &FirmwareArgs,
+    path: &std::path::Path,
+    via: &Via,
+    test: Option<&str>,
+) -> String {
     use jostle_host_tools::output::shell::quote;
     let c = match (&fw.package, &fw.bin) {
         (Some(p), Some(b)) => format!("-p {} --bin {}", quote(p), quote(b)),
         _ => quote(&path.display().to_string()),
     };
-    format!("{c}{}", via.describe())
+    let test = test.map_or(String::new(), |t| format!(" --test {}", quote(t)));
+    format!("{c}{}{test}", via.describe())
 }
 
 /// Ctrl-C, SIGTERM and SIGHUP stop the campaign: `stop` is set (no job starts any more),
@@ -235,7 +242,12 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         shard,
         options: jostle_checker::Options::default(),
         max_rounds: args.max_rounds,
-        firmware_command: firmware_command(&args.firmware, &path, &args.via),
+        firmware_command: firmware_command(
+            &args.firmware,
+            &path,
+            &args.via,
+            args.firmware.test.as_deref(),
+        ),
         report_dir: args.report.clone(),
         livelock_bound: args.livelock_bound,
         portfolio,

@@ -159,11 +159,7 @@ pub(crate) fn run_tests(
             shard: (0, 1),
             options: jostle_checker::Options::default(),
             max_rounds: args.max_rounds,
-            firmware_command: format!(
-                "{} --test {}",
-                firmware_command(&args.firmware, path, &args.via),
-                test.name()
-            ),
+            firmware_command: firmware_command(&args.firmware, path, &args.via, Some(test.name())),
             report_dir: report_dir.clone(),
             livelock_bound: args.livelock_bound,
             portfolio: portfolio.clone(),
@@ -237,27 +233,15 @@ fn judge(test: &TestRecord, report: &Report, dir: &Path) -> Verdict {
     }
 }
 
-/// The findings of a report, each with the command that replays it.
+/// The findings of a report as the campaign's own output gives them (each failure with its
+/// shortest run and replay commands), then the harmful bugs' replay commands.
 fn findings(report: &Report, dir: &Path) -> String {
-    let mut text = String::new();
-    for f in report.failed() {
-        text += &format!(
-            "{} at {}: {} ({} of {} runs)\n  replay: {}\n",
-            f.verdict,
-            f.site,
-            f.example,
-            f.count,
-            report.runs.total(),
-            f.first.command
-        );
-    }
+    let mut text = Vec::new();
+    let _ = report.print_failures(&mut text);
+    let mut text = String::from_utf8_lossy(&text).into_owned();
     for b in report.bugs.iter().filter(|b| b.harmful > 0) {
         let replay = b.first_harmful.as_ref().map_or("", |r| r.command.as_str());
-        text += &format!(
-            "harmful {} at {}\n  replay: {replay}\n",
-            b.kind,
-            b.sites.join(", ")
-        );
+        text += &format!("harmful {} {}: {replay}\n", b.kind, b.id);
     }
     text + &format!("report: {}", dir.display())
 }

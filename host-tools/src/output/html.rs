@@ -172,9 +172,8 @@ fn candidates(h: &mut String, report: &Report) {
         h.push_str("<p>No bug was predicted.</p>\n");
         return;
     }
-    h.push_str("<table class=\"candidates\">\n<tr><th>kind</th><th>id</th><th>sites</th><th>predicted by</th><th>runs</th><th>confirmed</th><th>harmful</th><th>probability (95% CI)</th></tr>\n");
+    h.push_str("<table class=\"candidates\">\n<tr><th>kind</th><th>id</th><th>sites</th><th>predicted by</th><th>runs</th><th>confirmed</th><th>harmful</th><th>made real per run (95% CI)</th></tr>\n");
     for b in &report.bugs {
-        let [p, lo, hi] = b.probability;
         let id = if b.confirmed > 0 {
             format!("<a href=\"#bug-{0}\">{0}</a>", xml(&b.id))
         } else {
@@ -187,14 +186,15 @@ fn candidates(h: &mut String, report: &Report) {
             .collect();
         let _ = writeln!(
             h,
-            "<tr class=\"{}\"><td>{}</td><td>{id}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{p:.2} [{lo:.2}, {hi:.2}]</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td>{id}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             xml(&b.status),
             xml(&b.kind),
             sites.join(" "),
             xml(&b.predicted_by.join(", ")),
             b.runs,
             b.confirmed,
-            b.harmful
+            b.harmful,
+            xml(&b.rate_text())
         );
         if b.confirmed == 0 {
             let _ = writeln!(

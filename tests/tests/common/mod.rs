@@ -128,6 +128,16 @@ pub fn jostle_in(dir: &Path, args: &[&str]) -> std::process::Output {
         .expect("jostle runs")
 }
 
+/// A command's exit status and output, for assertion messages.
+pub fn text(out: &std::process::Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 /// The `jostle` binary.
 pub fn jostle() -> PathBuf {
     built();
