@@ -547,7 +547,7 @@ pub struct Targets {
 /// A site's bit in [`Targets`]' race filter. Sites are `Location` addresses 16 bytes apart
 /// on the device (hence the shift) and FNV-1a hashes on the host port.
 #[inline(always)]
-fn filter_bit(site: u32) -> u32 {
+pub fn filter_bit(site: u32) -> u32 {
     1 << ((site >> 4 ^ site >> 9) & 31)
 }
 
