@@ -37,6 +37,8 @@ fn has_site(bug: &Value, prefix: &str) -> bool {
         .any(|s| s.as_str().unwrap().starts_with(prefix))
 }
 
+/// The recorded runs' timelines in report.html (one per confirmed bug and per failure; a
+/// shrunk run's comes before it), each with the bug's or failure's steps marked.
 fn html_timelines(dir: &Path) -> usize {
     let html = std::fs::read_to_string(dir.join("report.html")).expect("report.html");
     let options = roxmltree::ParsingOptions {
@@ -44,12 +46,16 @@ fn html_timelines(dir: &Path) -> usize {
         ..Default::default()
     };
     let doc = roxmltree::Document::parse_with_options(&html, options).expect("well-formed HTML");
+    let class_has = |n: roxmltree::Node<'_, '_>, c: &str| {
+        n.attribute("class")
+            .is_some_and(|k| k.split(' ').any(|k| k == c))
+    };
     doc.descendants()
-        .filter(|n| n.tag_name().name() == "svg")
-        .inspect(|svg| {
+        .filter(|n| n.tag_name().name() == "table" && class_has(*n, "tl"))
+        .filter(|t| !t.attribute("id").unwrap_or_default().contains("-shrunk-"))
+        .inspect(|t| {
             assert!(
-                svg.descendants()
-                    .any(|n| n.attribute("class") == Some("mark highlight")),
+                t.descendants().any(|n| class_has(n, "hl")),
                 "a timeline without the bug's operations highlighted"
             )
         })
@@ -360,19 +366,12 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
     let d = dir.path();
     let fw = elf.to_str().unwrap();
     // The default runs per candidate: every shard gets its share of Phase II.
-    jostle_in(d, &["campaign", fw, "--report", "all"]);
+    jostle_in(d, &["campaign", fw, "--out", "all"]);
     for i in 0..2 {
         let shard = format!("{i}/2");
         let out = jostle_in(
             d,
-            &[
-                "campaign",
-                fw,
-                "--shard",
-                &shard,
-                "--report",
-                &format!("s{i}"),
-            ],
+            &["campaign", fw, "--shard", &shard, "--out", &format!("s{i}")],
         );
         assert!(out.status.code().is_some());
         let s = report(&d.join(format!("s{i}")));
@@ -381,9 +380,9 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
     let phase2 = |dir: &str| report(&d.join(dir))["runs"]["phase2"].as_u64().unwrap();
     assert_eq!(phase2("s0") + phase2("s1"), phase2("all"));
     // A shard given twice would count its runs twice: refused.
-    let out = jostle_in(d, &["merge", "s0", "s0", "--report", "twice"]);
+    let out = jostle_in(d, &["merge", "s0", "s0", "--out", "twice"]);
     assert_eq!(out.status.code(), Some(31), "{out:?}");
-    let out = jostle_in(d, &["merge", "s0", "s1", "--report", "merged"]);
+    let out = jostle_in(d, &["merge", "s0", "s1", "--out", "merged"]);
     assert_eq!(out.status.code(), Some(40), "a harmful bug: {out:?}");
     let (mut all, mut merged) = (report(&d.join("all")), report(&d.join("merged")));
     assert_eq!(merged["shards"], serde_json::json!([[0, 2], [1, 2]]));
@@ -407,7 +406,7 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
     assert_eq!(bugs(&all)[0]["runs"].as_u64(), Some(50));
     // A run budget stops at exactly that many runs, and still shows its confirmed bugs'
     // timelines.
-    jostle_in(d, &["campaign", fw, "--budget", "23", "--report", "budget"]);
+    jostle_in(d, &["campaign", fw, "--budget", "23", "--out", "budget"]);
     let b = report(&d.join("budget"));
     assert_eq!(b["stopped"], "budget");
     let runs = b["runs"]["phase1"].as_u64().unwrap() + b["runs"]["phase2"].as_u64().unwrap();
@@ -556,7 +555,7 @@ fn a_qemu_killed_mid_campaign_is_retried_in_a_new_boot_and_nothing_is_lost() {
     let dir = tempfile::tempdir().unwrap();
     let elf = elf("rf_fig2");
     let fw = elf.to_str().unwrap();
-    let reference = jostle_in(dir.path(), &["campaign", fw, "-j", "1", "--report", "ref"]);
+    let reference = jostle_in(dir.path(), &["campaign", fw, "-j", "1", "--out", "ref"]);
     assert_eq!(reference.status.code(), Some(40));
     // A QEMU whose third boot is killed with SIGKILL (as the OOM killer would).
     let script = dir.path().join("qemu-dies-once");
@@ -570,7 +569,7 @@ fn a_qemu_killed_mid_campaign_is_retried_in_a_new_boot_and_nothing_is_lost() {
     let out = Command::new(jostle())
         .current_dir(dir.path())
         .env("JOSTLE_QEMU", &script)
-        .args(["campaign", fw, "-j", "1", "--report", "killed"])
+        .args(["campaign", fw, "-j", "1", "--out", "killed"])
         .output()
         .expect("jostle runs");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -622,7 +621,7 @@ fn the_livelock_bound_is_derived_from_phase_one_or_given() {
     let fw = elf.to_str().unwrap();
     let confirmed = |report_dir: &str, extra: &[&str]| {
         let args = [
-            &["campaign", fw, "--arg", "2000", "--report", report_dir][..],
+            &["campaign", fw, "--arg", "2000", "--out", report_dir][..],
             extra,
         ]
         .concat();
@@ -787,7 +786,7 @@ fn replay_commands_are_shell_quoted_and_run_as_printed() {
         &[
             "campaign",
             fw.to_str().unwrap(),
-            "--report",
+            "--out",
             "my report",
             "--phase1-runs",
             "12",
