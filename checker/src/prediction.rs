@@ -401,6 +401,11 @@ pub struct Prediction {
     /// resolve. The analyses never read it; it lets a prediction file be read without the ELF.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub site_locations: BTreeMap<u32, String>,
+    /// The variable or lock each memory location or lock id of a candidate names (`app::Z`,
+    /// `app::BUF+4`), for those the host tool found in the ELF's symbols. Like
+    /// `site_locations`, for people only.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub location_names: BTreeMap<u32, String>,
     /// Fingerprint of the firmware the site identities belong to (set by the host tool), so
     /// that a prediction is not applied to another image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -421,6 +426,7 @@ impl Prediction {
             candidates: Vec::new(),
             relations: Vec::new(),
             site_locations: BTreeMap::new(),
+            location_names: BTreeMap::new(),
             firmware: None,
         }
     }
@@ -448,6 +454,15 @@ impl Prediction {
                 .or_insert_with(|| loc.clone());
             if loc < *entry {
                 *entry = loc;
+            }
+        }
+        for (id, name) in other.location_names {
+            let entry = self
+                .location_names
+                .entry(id)
+                .or_insert_with(|| name.clone());
+            if name < *entry {
+                *entry = name;
             }
         }
         self.firmware = match (self.firmware.take(), other.firmware) {

@@ -16,7 +16,7 @@ mod common;
 
 use common::*;
 use jostle_host_tools::output::html;
-use jostle_host_tools::output::report::{Mark, Report};
+use jostle_host_tools::output::report::{Mark, Report, Shrunk};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -181,6 +181,22 @@ fn measure(html: &str, dir: &Path) -> Value {
 /// The checks every rendered report must pass: nothing wider than the page, every step of
 /// every timeline of `report` shown whole in its lane, findings first, a reason for each
 /// unconfirmed candidate.
+/// The timelines a finding or bug shows, in page order: the shrunk run's, then the recorded run's.
+fn shown<'a>(
+    what: &str,
+    id: &str,
+    shrunk: &'a Option<Shrunk>,
+    recorded: &'a [Mark],
+    out: &mut Vec<(String, &'a [Mark])>,
+) {
+    if let Some(s) = shrunk.as_ref().filter(|s| !s.timeline.is_empty()) {
+        out.push((format!("timeline-{what}-shrunk-{id}"), &s.timeline[..]));
+    }
+    if !recorded.is_empty() {
+        out.push((format!("timeline-{what}-{id}"), recorded));
+    }
+}
+
 fn check(report: &Report, m: &Value) {
     assert!(
         m["scrollWidth"].as_u64() <= m["clientWidth"].as_u64(),
@@ -198,24 +214,27 @@ fn check(report: &Report, m: &Value) {
         "the findings come first"
     );
     let timelines = m["timelines"].as_array().unwrap();
-    let expected: Vec<(String, &[Mark])> = report
-        .failures
-        .iter()
-        .filter(|f| !f.timeline.is_empty())
-        .map(|f| (format!("timeline-failure-{}", f.id), &f.timeline[..]))
-        .chain(
-            report
-                .bugs
-                .iter()
-                .filter(|b| b.confirmed > 0 && !b.timeline.is_empty())
-                .map(|b| (format!("timeline-bug-{}", b.id), &b.timeline[..])),
-        )
-        .collect();
+    // Each finding and confirmed bug: its shrunk run's timeline first, then the recorded run's.
+    let mut expected: Vec<(String, &[Mark])> = Vec::new();
+    for f in &report.failures {
+        shown("failure", &f.id, &f.shrunk, &f.timeline, &mut expected);
+    }
+    for b in report.bugs.iter().filter(|b| b.confirmed > 0) {
+        shown("bug", &b.id, &b.shrunk, &b.timeline, &mut expected);
+    }
     assert!(!expected.is_empty(), "no timeline to check");
+    assert!(
+        expected.iter().any(|(id, _)| id.contains("-shrunk-")),
+        "no shrunk timeline to check"
+    );
+    let order: Vec<&str> = timelines
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = expected.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(
-        timelines.len(),
-        expected.len(),
-        "one timeline per finding and bug"
+        order, want,
+        "one timeline per run shown, the shrunk one first"
     );
     for (id, marks) in &expected {
         let tl = timelines
@@ -309,7 +328,7 @@ fn campaign() -> &'static Path {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let mut args = vec!["campaign", "-p", "jostle-examples", "--bin", "rf_fig1"];
-        args.extend(["--host", "--report", "jostle-report", "-j", "2"]);
+        args.extend(["--host", "--out", "jostle-report", "-j", "2"]);
         let out = Command::new(jostle())
             .current_dir(&dir)
             .env("JOSTLE_TARGET_DIR", target_dir())

@@ -150,7 +150,7 @@ fn small_campaign(fw: &Path, dir: &Path) -> Case {
             &"12",
             &"--max-rounds",
             &"1",
-            &"--report",
+            &"--out",
             &dir.join("report"),
         ],
     )
@@ -365,12 +365,12 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
         case(
             31,
             "a report that is no report",
-            &[&"merge", &garbage_report, &"--report", &d.join("m1")],
+            &[&"merge", &garbage_report, &"--out", &d.join("m1")],
         ),
         case(
             31,
             "a report that is missing",
-            &[&"merge", &nowhere, &"--report", &d.join("m2")],
+            &[&"merge", &nowhere, &"--out", &d.join("m2")],
         ),
         case(
             31,
@@ -413,7 +413,7 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
                 &"2",
                 &"--step-limit",
                 &"100",
-                &"--report",
+                &"--out",
                 &d.join("nothing"),
             ],
         ),
@@ -432,12 +432,12 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
         case(
             43,
             "a report directory in use",
-            &[&"campaign", &rf_fig2, &"--report", &held],
+            &[&"campaign", &rf_fig2, &"--out", &held],
         ),
         case(
             43,
             "a merge into a directory in use",
-            &[&"merge", &d.join("report"), &"--report", &held],
+            &[&"merge", &d.join("report"), &"--out", &held],
         ),
     ];
     std::fs::create_dir_all(d.join("again")).unwrap();
@@ -471,7 +471,7 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
             "1",
             "--runs-per-candidate",
             "100000",
-            "--report",
+            "--out",
             "stopped",
         ])
         .stdout(Stdio::null())

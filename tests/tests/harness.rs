@@ -55,7 +55,7 @@ fn cargo_run_on_an_example_runs_a_campaign_and_prints_its_table() {
         "--bin",
         "rf_fig1",
         "--",
-        "--report",
+        "--out",
         report.to_str().unwrap(),
     ]);
     let all = text(&out);
@@ -87,7 +87,7 @@ fn cargo_test_runs_each_declared_test_as_a_campaign() {
     let report = dir.path().join("report");
     let report_arg = report.to_str().unwrap();
     let mut args = SUITE.to_vec();
-    args.extend(["--", "--report", report_arg]);
+    args.extend(["--", "--out", report_arg]);
     let out = cargo(&args);
     let all = text(&out);
     assert_eq!(out.status.code(), Some(0), "{all}");
@@ -158,7 +158,7 @@ fn cargo_test_runs_each_declared_test_as_a_campaign() {
     );
     let mut args = SUITE.to_vec();
     // Campaign options first: everything from the first filter on is libtest's.
-    args.extend(["--", "--report", report_arg, "deadlock"]);
+    args.extend(["--", "--out", report_arg, "deadlock"]);
     let out = cargo(&args);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(

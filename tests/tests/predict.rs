@@ -91,6 +91,16 @@ fn racefuzzer_figure1_predicts_5_7_and_1_10_and_only_5_7_happened() {
     // x is always ordered through y under L when both accesses run: it never happened.
     assert!(!x.evidence.analyses.contains(&Analysis::HappensBefore));
     assert_eq!(p.candidates.len(), 2, "{p:#?}");
+    // Each location is named by its variable from the ELF's symbols.
+    let names = |c: &Candidate| -> Vec<&str> {
+        c.evidence
+            .locations
+            .iter()
+            .map(|l| p.location_names[l].as_str())
+            .collect()
+    };
+    assert_eq!(names(z), ["rf_fig1::Z"]);
+    assert_eq!(names(x), ["rf_fig1::X"]);
     assert_eq!(z.breakpoints, z.sites);
     assert!(p.firmware.as_deref().unwrap().starts_with("rf_fig1@"));
 }
@@ -122,16 +132,15 @@ fn deadlocks_atomicity_and_clean_firmware_on_qemu() {
     let deadlocks: Vec<_> = abba.of_kind(CandidateKind::Deadlock).collect();
     assert_eq!(deadlocks.len(), 1, "{abba:#?}");
     assert_eq!(deadlocks[0].breakpoints.len(), 2);
-    assert_eq!(
-        deadlocks[0]
-            .evidence
-            .cycles
-            .first()
-            .unwrap()
-            .components
-            .len(),
-        2
-    );
+    let cycle = deadlocks[0].evidence.cycles.first().unwrap();
+    assert_eq!(cycle.components.len(), 2);
+    let mut wanted: Vec<&str> = cycle
+        .components
+        .iter()
+        .map(|c| abba.location_names[&c.wanted.id].as_str())
+        .collect();
+    wanted.sort();
+    assert_eq!(wanted, ["abba_deadlock::A", "abba_deadlock::B"]);
 
     for fig in ["af_fig1", "af_fig2", "af_fig3"] {
         let p = predict(fig, 4, &[], &out);
@@ -141,6 +150,7 @@ fn deadlocks_atomicity_and_clean_firmware_on_qemu() {
         let file = format!("examples/src/bin/{fig}.rs");
         let reacquire = &p.site_locations[&pattern.reacquire];
         assert!(reacquire.starts_with(&file), "{reacquire}");
+        assert_eq!(p.location_names[&pattern.lock.id], format!("{fig}::ACCT"));
     }
 
     let clean = predict("correct_counter", 4, &[], &out);
@@ -188,6 +198,9 @@ fn saved_traces_give_the_same_prediction_and_ids_are_stable() {
         listing.contains("examples/src/bin/rf_fig1.rs:"),
         "{listing}"
     );
+    // Names, not addresses, in the listing too (the saved trace carries them).
+    assert!(listing.contains("    on rf_fig1::Z\n"), "{listing}");
+    assert!(!listing.contains("0x2000"), "{listing}");
     let from_file = Prediction::from_json(&std::fs::read_to_string(from_file).unwrap()).unwrap();
 
     let direct = predict("rf_fig1", 5, &[], &dir.path().join("direct.json"));
@@ -199,6 +212,7 @@ fn saved_traces_give_the_same_prediction_and_ids_are_stable() {
     };
     assert_eq!(ids(&from_file), ids(&direct));
     assert_eq!(from_file.site_locations, direct.site_locations);
+    assert_eq!(from_file.location_names, direct.location_names);
     for (a, b) in from_file.candidates.iter().zip(&direct.candidates) {
         assert_eq!(a.evidence, b.evidence);
     }
@@ -258,6 +272,14 @@ fn host_port_predicts_the_same_candidates_by_location() {
         v
     };
     assert_eq!(by_location(&qemu), by_location(&host));
+    // The host port names its locations from its executable's symbols, as QEMU from the ELF.
+    let names = |p: &Prediction| {
+        let mut v: Vec<String> = p.location_names.values().cloned().collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&host), ["rf_fig1::X", "rf_fig1::Z"]);
+    assert_eq!(names(&qemu), names(&host));
     // Host site ids are the hash of the location, so they are known without running.
     for (id, loc) in &host.site_locations {
         let mut parts = loc.rsplitn(3, ':');

@@ -31,7 +31,7 @@ fn small_campaign(dir: &Path, bin: &str, report: &str) -> Output {
             "1",
             "-j",
             "1",
-            "--report",
+            "--out",
             report,
         ],
     )
@@ -67,7 +67,7 @@ fn a_second_campaign_into_a_report_directory_in_use_is_refused() {
     // Nor may a merge write there meanwhile.
     let merge = jostle_in(
         dir.path(),
-        &["merge", "elsewhere", "--report", "jostle-report"],
+        &["merge", "elsewhere", "--out", "jostle-report"],
     );
     assert_eq!(merge.status.code(), Some(43), "{}", one_line(&merge));
 
@@ -110,12 +110,12 @@ fn merge_refuses_to_write_over_one_of_its_inputs() {
         ("shard", "./shard/"),
         ("./shard/report.json", "shard/../shard"),
     ] {
-        let out = jostle_in(dir.path(), &["merge", input, "--report", output]);
+        let out = jostle_in(dir.path(), &["merge", input, "--out", output]);
         let err = one_line(&out);
         assert_eq!(
             out.status.code(),
             Some(2),
-            "merge {input} --report {output}: {err}"
+            "merge {input} --out {output}: {err}"
         );
         assert!(err.contains("is one of the reports being merged"), "{err}");
         assert_eq!(
@@ -124,7 +124,7 @@ fn merge_refuses_to_write_over_one_of_its_inputs() {
             "the input was overwritten"
         );
     }
-    let out = jostle_in(dir.path(), &["merge", "shard", "--report", "merged"]);
+    let out = jostle_in(dir.path(), &["merge", "shard", "--out", "merged"]);
     assert!(
         matches!(out.status.code(), Some(0 | 40)),
         "{}",

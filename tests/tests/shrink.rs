@@ -154,3 +154,31 @@ fn a_recorded_schedule_replays_the_same_interleaving_on_qemu_and_the_host_port()
         "{replayed:?}"
     );
 }
+
+#[test]
+fn no_shrink_leaves_the_findings_as_recorded_and_makes_no_shrink_runs() {
+    let fw = host_exe("rf_fig1");
+    let campaign = |extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["campaign", fw.to_str().unwrap(), "--seed", "3", "-j", "2"];
+        args.extend_from_slice(extra);
+        let out = jostle_on(dir.path(), true, &args);
+        assert_eq!(out.status.code(), Some(40), "{out:?}");
+        report(&dir.path().join("jostle-report"))
+    };
+    let shrunk = campaign(&[]);
+    let plain = campaign(&["--no-shrink"]);
+    assert!(shrunk["runs"]["shrink"].as_u64().unwrap() > 0, "{shrunk:#}");
+    assert_eq!(plain["runs"]["shrink"].as_u64(), Some(0), "{plain:#}");
+    let ids = |r: &serde_json::Value| -> Vec<String> {
+        failures(r)
+            .iter()
+            .map(|f| f["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // The same findings, none of them shrunk.
+    assert_eq!(ids(&plain), ids(&shrunk));
+    for f in failures(&plain).into_iter().chain(bugs(&plain).iter()) {
+        assert!(f.get("shrunk").is_none(), "{f:#}");
+    }
+}

@@ -32,9 +32,9 @@ pub(crate) struct CampaignArgs {
     /// A firmware argument for every run (repeat for more).
     #[arg(long = "arg")]
     pub(crate) args: Vec<u32>,
-    /// Where report.json, report.html and prediction.json go.
-    #[arg(long, default_value = "jostle-report")]
-    pub(crate) report: PathBuf,
+    /// Where report.json, report.html and prediction.json go (the directory `replay --report` reads).
+    #[arg(long, value_name = "DIR", default_value = "jostle-report")]
+    pub(crate) out: PathBuf,
     /// Run only this slice of the seeds: `I/N` (0-based), then `jostle merge` the N reports.
     #[arg(long)]
     pub(crate) shard: Option<String>,
@@ -67,6 +67,10 @@ pub(crate) struct CampaignArgs {
     /// made up to it (with `--max-rounds 0 --search S`: strategy S alone).
     #[arg(long)]
     pub(crate) until_failure: bool,
+    /// Do not shrink findings: no shrink runs, the report gives each finding's recorded run
+    /// only (shrinking costs up to 200 runs a finding, outside the budget).
+    #[arg(long)]
+    pub(crate) no_shrink: bool,
     #[command(flatten)]
     pub(crate) via: Via,
     /// For a firmware that declares tests (`jostle::tests!`), as cargo test passes them:
@@ -217,7 +221,7 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     on_signals(stop.clone());
     // One campaign per report directory (two would overwrite each other's files), taken
     // before the firmware is built; released when the campaign returns.
-    let _lock = jostle_host_tools::output::lock::lock(&args.report)?;
+    let _lock = jostle_host_tools::output::lock::lock(&args.out)?;
     let path = args.via.firmware(&args.firmware)?;
     // A firmware of declared tests, none chosen: cargo test's runner (libtest's lines).
     let declared = jostle_host_tools::trace::declared::declared_tests(&path)?;
@@ -248,10 +252,11 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
             &args.via,
             args.firmware.test.as_deref(),
         ),
-        report_dir: args.report.clone(),
+        report_dir: args.out.clone(),
         livelock_bound: args.livelock_bound,
         portfolio,
         until_failure: args.until_failure,
+        shrink: !args.no_shrink,
     };
     let progress = Progress::new();
     let mut c = Campaign::new(&*runner, settings, stop.clone());
@@ -264,7 +269,7 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     print_report(&report, args.json)?;
     eprintln!(
         "jostle: report in {} (report.json, report.html)",
-        args.report.display()
+        args.out.display()
     );
     let interrupted = stop.load(Ordering::SeqCst);
     match result {

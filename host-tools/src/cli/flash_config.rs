@@ -29,7 +29,7 @@ pub(crate) struct FlashConfigArgs {
     #[arg(long = "arg")]
     pub(crate) args: Vec<u32>,
     /// The probe (`VID:PID[:SERIAL]`; the only one connected when absent).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", value_name = "SELECTOR")]
     pub(crate) probe: String,
     /// The board's chip, as probe-rs names it.
     #[arg(long)]

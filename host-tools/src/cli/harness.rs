@@ -136,7 +136,7 @@ pub(crate) fn run_tests(
         };
         write!(out, "test {}{expectation} ... ", test.name()).map_err(io)?;
         out.flush().map_err(io)?;
-        let report_dir = args.report.join(test.name());
+        let report_dir = args.out.join(test.name());
         let settings = Settings {
             phase1_runs: args.phase1_runs,
             runs_per_candidate: args.runs_per_candidate,
@@ -165,6 +165,7 @@ pub(crate) fn run_tests(
             portfolio: portfolio.clone(),
             // A test that must find a bug is done at its first failing run.
             until_failure: args.until_failure || test.should_find(),
+            shrink: !args.no_shrink,
         };
         let mut campaign = Campaign::new(&*runner, settings, stop.clone());
         let result = campaign.run(&|_| {});

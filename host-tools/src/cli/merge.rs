@@ -11,8 +11,8 @@ pub(crate) struct MergeArgs {
     #[arg(required = true)]
     pub(crate) reports: Vec<PathBuf>,
     /// Where the merged report.json and report.html go.
-    #[arg(long, default_value = "jostle-report")]
-    pub(crate) report: PathBuf,
+    #[arg(long, value_name = "DIR", default_value = "jostle-report")]
+    pub(crate) out: PathBuf,
     /// Also write a JUnit XML file.
     #[arg(long)]
     pub(crate) junit: Option<PathBuf>,
@@ -24,9 +24,9 @@ pub(crate) struct MergeArgs {
 pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
     use jostle_host_tools::output::merge::{check_output, merge};
     use jostle_host_tools::output::report::{Report, write_atomic};
-    check_output(&args.reports, &args.report)?;
+    check_output(&args.reports, &args.out)?;
     // One writer per report directory (a campaign may be writing there).
-    let _lock = jostle_host_tools::output::lock::lock(&args.report)?;
+    let _lock = jostle_host_tools::output::lock::lock(&args.out)?;
     let reports = args
         .reports
         .iter()
@@ -39,12 +39,12 @@ pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut merged = merge(&reports)?;
-    merged.set_report_dir(&args.report);
-    std::fs::create_dir_all(&args.report)
-        .map_err(|e| JostleError::io(format!("creating {}", args.report.display()), e))?;
-    merged.write_json(&args.report)?;
+    merged.set_report_dir(&args.out);
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| JostleError::io(format!("creating {}", args.out.display()), e))?;
+    merged.write_json(&args.out)?;
     write_atomic(
-        &args.report.join("report.html"),
+        &args.out.join("report.html"),
         jostle_host_tools::output::html::render(&merged).as_bytes(),
     )?;
     if let Some(junit) = &args.junit {

@@ -39,8 +39,9 @@ pub(crate) struct ReplayArgs {
     /// Steps shown before and after the bug.
     #[arg(long, default_value_t = 20)]
     pub(crate) context: usize,
-    /// Wall-clock limit of the run, in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds the run may go without output before it is killed (verdict timeout; on the
+    /// host port, the run's wall-clock limit).
+    #[arg(long, default_value_t = 10.0, value_parser = crate::cli::args::seconds, value_name = "SECS")]
     pub(crate) timeout: f64,
     #[command(flatten)]
     pub(crate) via: Via,

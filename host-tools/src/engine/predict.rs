@@ -6,10 +6,10 @@
 //! the prediction file so that it can be printed and targeted without the ELF.
 
 use crate::error::JostleError;
-use crate::trace::run::RunOutcome;
+use crate::trace::run::{Port, RunOutcome, location_mut};
 use jostle_checker::{CandidateKind, Options, Prediction, fnv1a64, predict};
 use jostle_kernel::Event;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -20,19 +20,61 @@ pub struct Trace {
     pub events: Vec<Event>,
     /// `file:line:col` of each site the run resolved.
     pub sites: BTreeMap<u32, String>,
+    /// The variable or lock of each memory location or lock id the run named.
+    pub locations: BTreeMap<u32, String>,
 }
 
 impl Trace {
     /// The trace of a decoded run.
     pub fn of_run(run: &RunOutcome) -> Trace {
-        Trace {
+        let mut trace = Trace {
             events: run.events.clone(),
             sites: run
                 .sites
                 .iter()
                 .map(|(id, loc)| (*id, loc.to_string()))
                 .collect(),
+            locations: run
+                .locations
+                .names
+                .iter()
+                .map(|(a, n)| (*a, n.clone()))
+                .collect(),
+        };
+        if run.port == Port::Host {
+            trace.stable_host_ids(&run.locations.offsets);
         }
+        trace
+    }
+
+    /// The host port numbers locations and locks in order of first use in each run, so one
+    /// variable has different ids in different runs; prediction merges runs, so here each
+    /// gets an id of its own: from its name (FNV-1a) when it has one, else from its offset
+    /// from the anchor, else the run's number; distinct within the trace (a clash takes the
+    /// next free id). A device's ids are addresses already.
+    fn stable_host_ids(&mut self, offsets: &HashMap<u32, i64>) {
+        let Trace {
+            events, locations, ..
+        } = self;
+        let mut ids: HashMap<u32, u32> = HashMap::new();
+        let mut taken: HashSet<u32> = HashSet::new();
+        for a in events.iter_mut().filter_map(location_mut) {
+            *a = *ids.entry(*a).or_insert_with(|| {
+                let mut id = match (locations.get(a), offsets.get(a)) {
+                    (Some(name), _) => fnv1a64(name.as_bytes()) as u32,
+                    (None, Some(offset)) => *offset as u32,
+                    (None, None) => *a,
+                };
+                while id == 0 || !taken.insert(id) {
+                    id = id.wrapping_add(1);
+                }
+                id
+            });
+        }
+        *locations = std::mem::take(locations)
+            .into_iter()
+            .filter_map(|(a, name)| Some((*ids.get(&a)?, name)))
+            .collect();
     }
 }
 
@@ -63,7 +105,38 @@ pub fn predict_trace(trace: &Trace, trace_id: u32, options: &Options) -> Predict
         .into_iter()
         .filter_map(|s| Some((s, trace.sites.get(&s)?.clone())))
         .collect();
+    // Likewise only the locations and locks the candidates name.
+    prediction.location_names = prediction
+        .candidates
+        .iter()
+        .flat_map(candidate_locations)
+        .filter_map(|l| Some((l, trace.locations.get(&l)?.clone())))
+        .collect();
     prediction
+}
+
+/// The memory locations and lock ids a candidate's evidence names.
+fn candidate_locations(c: &jostle_checker::Candidate) -> Vec<u32> {
+    let e = &c.evidence;
+    let mut ids: Vec<u32> = e.locations.iter().copied().collect();
+    ids.extend(e.patterns.iter().map(|p| p.lock.id));
+    ids.extend(e.triples.iter().map(|t| t.location));
+    for cycle in &e.cycles {
+        for comp in &cycle.components {
+            ids.extend(comp.held.iter().map(|l| l.id));
+            ids.push(comp.wanted.id);
+        }
+    }
+    ids
+}
+
+/// A memory location or lock as its variable's name when the prediction knows it, else its id.
+pub fn location_text(prediction: &Prediction, id: u32) -> String {
+    prediction
+        .location_names
+        .get(&id)
+        .cloned()
+        .unwrap_or_else(|| format!("{id:#010x}"))
 }
 
 /// The fingerprint of a firmware image: its file name and FNV-1a 64 of its bytes.
@@ -92,6 +165,9 @@ pub fn traces_from_json(text: &str, source: &str) -> Result<Vec<Trace>, JostleEr
             if let Some(err) = value.get("error").and_then(|e| e.as_str()) {
                 return Err(bad(n, format!("the run ended with an error: {err}")));
             }
+            if value.get("port").and_then(|p| p.as_str()) == Some("host") {
+                current.stable_host_ids(&HashMap::new());
+            }
             traces.push(std::mem::take(&mut current));
             open = false;
             continue;
@@ -104,6 +180,15 @@ pub fn traces_from_json(text: &str, source: &str) -> Result<Vec<Trace>, JostleEr
             if !text.starts_with("site#") {
                 current.sites.entry(site).or_insert_with(|| text.to_owned());
             }
+        }
+        if let (Some(id), Some(name)) = (
+            crate::trace::run::location_of(&event),
+            value.get("location").and_then(|l| l.as_str()),
+        ) {
+            current
+                .locations
+                .entry(id)
+                .or_insert_with(|| name.to_owned());
         }
         current.events.push(event);
         open = true;
@@ -134,6 +219,7 @@ pub fn site_text(prediction: &Prediction, site: u32) -> String {
 /// Prints the candidates, one block each, with their sites in the source.
 pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::io::Result<()> {
     let site = |s: u32| site_text(prediction, s);
+    let name = |l: u32| location_text(prediction, l);
     for c in &prediction.candidates {
         let analyses: Vec<&str> = c
             .evidence
@@ -165,12 +251,8 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
                 for s in &c.sites {
                     writeln!(out, "    access at {}", site(*s))?;
                 }
-                let locations: Vec<String> = c
-                    .evidence
-                    .locations
-                    .iter()
-                    .map(|l| format!("{l:#010x}"))
-                    .collect();
+                let locations: Vec<String> =
+                    c.evidence.locations.iter().map(|l| name(*l)).collect();
                 writeln!(out, "    on {}", locations.join(", "))?;
             }
             CandidateKind::Atomicity => {
@@ -178,8 +260,8 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
                     writeln!(out, "    atomic block at {}", site(p.block))?;
                     writeln!(
                         out,
-                        "    lock {:#010x} (class {:#x}) acquired at {}",
-                        p.lock.id,
+                        "    lock {} (class {:#x}) acquired at {}",
+                        name(p.lock.id),
                         p.lock.class,
                         site(p.first_acquire)
                     )?;
@@ -190,12 +272,12 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
                 for tr in &c.evidence.triples {
                     writeln!(
                         out,
-                        "    t{} at {} then {} ({:?} on {:#010x})",
+                        "    t{} at {} then {} ({:?} on {})",
                         tr.context,
                         site(tr.first),
                         site(tr.second),
                         tr.kinds,
-                        tr.location
+                        name(tr.location)
                     )?;
                     writeln!(
                         out,
@@ -208,17 +290,13 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
             CandidateKind::Deadlock => {
                 if let Some(cycle) = c.evidence.cycles.first() {
                     for comp in &cycle.components {
-                        let held: Vec<String> = comp
-                            .held
-                            .iter()
-                            .map(|l| format!("{:#010x}", l.id))
-                            .collect();
+                        let held: Vec<String> = comp.held.iter().map(|l| name(l.id)).collect();
                         writeln!(
                             out,
-                            "    t{} holding {{{}}} acquires {:#010x} at {}",
+                            "    t{} holding {{{}}} acquires {} at {}",
                             comp.task,
                             held.join(", "),
-                            comp.wanted.id,
+                            name(comp.wanted.id),
                             site(comp.site)
                         )?;
                     }
@@ -228,14 +306,39 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
     }
     writeln!(
         out,
-        "{} candidates ({} races, {} atomicity, {} access atomicity, {} deadlocks), {} may-trigger relations",
-        prediction.candidates.len(),
-        prediction.of_kind(CandidateKind::Race).count(),
-        prediction.of_kind(CandidateKind::Atomicity).count(),
-        prediction.of_kind(CandidateKind::AccessAtomicity).count(),
-        prediction.of_kind(CandidateKind::Deadlock).count(),
-        prediction.relations.len()
+        "{} ({}, {}, {}, {}), {}",
+        counted(prediction.candidates.len(), "candidate", "candidates"),
+        counted(
+            prediction.of_kind(CandidateKind::Race).count(),
+            "race",
+            "races"
+        ),
+        counted(
+            prediction.of_kind(CandidateKind::Atomicity).count(),
+            "atomicity",
+            "atomicity"
+        ),
+        counted(
+            prediction.of_kind(CandidateKind::AccessAtomicity).count(),
+            "access atomicity",
+            "access atomicity"
+        ),
+        counted(
+            prediction.of_kind(CandidateKind::Deadlock).count(),
+            "deadlock",
+            "deadlocks"
+        ),
+        counted(
+            prediction.relations.len(),
+            "may-trigger relation",
+            "may-trigger relations"
+        )
     )
+}
+
+/// `n` and the noun in its number.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Writes the prediction file (pretty JSON), creating its directory.

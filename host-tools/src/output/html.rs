@@ -8,7 +8,7 @@
 
 mod timeline;
 
-use crate::output::report::{Bug, Failure, Report, xml};
+use crate::output::report::{Bug, Failure, Mark, Report, Shrunk, xml};
 use crate::trace::failure::one_line;
 use std::fmt::Write;
 use timeline::Timeline;
@@ -145,23 +145,64 @@ fn failure_section(h: &mut String, f: &Failure) {
         xml(&f.first.strategy),
         xml(&f.first.command)
     );
-    if f.timeline.is_empty() {
-        h.push_str("<p>No timeline (a run stopped by a limit is not replayed, or the campaign stopped first).</p>\n");
-        return;
-    }
     let at = if f.site.is_empty() {
         String::new()
     } else {
         format!(" at {}", timeline::short_site(&f.site))
     };
-    Timeline {
-        id: format!("timeline-failure-{}", f.id),
-        marks: &f.timeline,
+    let timeline = |id: String, marks| Timeline {
+        id,
+        marks,
         marked: "the failure",
         verdict: format!("verdict: {} — {}{at}", f.verdict, one_line(&f.example)),
         failed: f.is_failure(),
+    };
+    if let Some(s) = &f.shrunk {
+        shrunk_part(h, s, |marks| {
+            timeline(format!("timeline-failure-shrunk-{}", f.id), marks)
+        });
     }
-    .render(h);
+    if f.timeline.is_empty() {
+        h.push_str("<p>No timeline (a run stopped by a limit is not replayed, or the campaign stopped first).</p>\n");
+        return;
+    }
+    timeline(format!("timeline-failure-{}", f.id), &f.timeline).render(h);
+}
+
+/// A finding's shrunk run, shown before the recorded one: its figures against the
+/// recorded run's, the command that replays it and its timeline (`timeline` makes it from
+/// the marks); or why there is none.
+fn shrunk_part<'a>(
+    h: &mut String,
+    s: &'a Shrunk,
+    timeline: impl FnOnce(&'a [Mark]) -> Timeline<'a>,
+) {
+    match &s.replay {
+        Some(r) if !s.timeline.is_empty() => {
+            let _ = writeln!(
+                h,
+                "<p class=\"shrunk\">Shortest interleaving found: {} preemption{}, {} step{}, {} context switch{} (the recorded run: {} preemption{}, {} steps; {} run{} to shrink it). Replay it: <code>{}</code></p>",
+                s.preemptions,
+                plural(s.preemptions.into()),
+                s.steps,
+                plural(s.steps.into()),
+                s.switches,
+                if s.switches == 1 { "" } else { "es" },
+                s.original_preemptions,
+                plural(s.original_preemptions.into()),
+                s.original_steps,
+                s.runs,
+                plural(s.runs.into()),
+                xml(&r.command)
+            );
+            timeline(&s.timeline).render(h);
+            h.push_str("<p>The recorded run:</p>\n");
+        }
+        _ if !s.note.is_empty() => {
+            let _ = writeln!(h, "<p class=\"shrunk\">Not shrunk: {}</p>", xml(&s.note));
+        }
+        _ => {}
+    }
 }
 
 /// The predicted bugs: the table (a "why not confirmed" line under each unconfirmed one),
@@ -341,33 +382,38 @@ fn bug_section(h: &mut String, report: &Report, b: &Bug) {
             xml(&r.command)
         );
     }
-    if b.timeline.is_empty() {
-        h.push_str("<p>No timeline: the campaign stopped before replaying this run.</p>\n");
-        return;
-    }
     let marked = match b.kind.as_str() {
         "race" => "the racing accesses",
         "deadlock" => "the acquires of the cycle and the blocked tasks",
         _ => "the interrupted block and the access that intrudes on it",
     };
     let ended = run.map_or("?", |r| r.verdict.as_str());
-    Timeline {
-        id: format!("timeline-bug-{}", b.id),
-        marks: &b.timeline,
+    let timeline = |id: String, marks| Timeline {
+        id,
+        marks,
         marked,
         verdict: format!(
             "{} made real at the marked steps ({}); the run ended: {ended}",
             b.kind, b.status
         ),
         failed: b.harmful > 0,
+    };
+    if let Some(s) = &b.shrunk {
+        shrunk_part(h, s, |marks| {
+            timeline(format!("timeline-bug-shrunk-{}", b.id), marks)
+        });
     }
-    .render(h);
+    if b.timeline.is_empty() {
+        h.push_str("<p>No timeline: the campaign stopped before replaying this run.</p>\n");
+        return;
+    }
+    timeline(format!("timeline-bug-{}", b.id), &b.timeline).render(h);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::report::{Attempt, Bug, Failure, Mark, Replay};
+    use crate::output::report::{Attempt, Replay};
 
     fn mark(step: u64, task: u8, op: &str, highlight: bool) -> Mark {
         Mark {
@@ -504,6 +550,51 @@ mod tests {
             .collect();
         assert_eq!(end.len(), 1);
         assert!(html.contains("verdict: panic — ERROR1 at a.rs:22"));
+    }
+
+    #[test]
+    fn a_shrunk_finding_shows_its_shortest_interleaving_first_with_its_replay_command() {
+        let mut r = sample();
+        r.failures[0].shrunk = Some(Shrunk {
+            schedule: "0:3>1".into(),
+            preemptions: 1,
+            switches: 1,
+            steps: 2,
+            original_preemptions: 3,
+            original_switches: 4,
+            original_steps: 9,
+            original_entries: 4,
+            runs: 5,
+            replay: Some(Replay {
+                command: "jostle replay fw --report r --bug ff --shrunk".into(),
+                ..Replay::default()
+            }),
+            timeline: vec![mark(0, 1, "write", false), mark(1, 1, "panic", true)],
+            note: String::new(),
+        });
+        r.bugs[0].shrunk = Some(Shrunk {
+            note: "the schedule did not replay".into(),
+            ..Shrunk::default()
+        });
+        let html = render(&r);
+        let doc = parse(&html);
+        let tables: Vec<&str> = doc
+            .descendants()
+            .filter(|n| class_is(*n, "tl"))
+            .filter_map(|n| n.attribute("id"))
+            .collect();
+        assert_eq!(
+            tables,
+            [
+                "timeline-failure-shrunk-00000000000000ff",
+                "timeline-failure-00000000000000ff",
+                "timeline-bug-00000000000000aa"
+            ]
+        );
+        assert!(html.contains(
+            "Shortest interleaving found: 1 preemption, 2 steps, 1 context switch (the recorded run: 3 preemptions, 9 steps; 5 runs to shrink it). Replay it: <code>jostle replay fw --report r --bug ff --shrunk</code>"
+        ), "{html}");
+        assert!(html.contains("Not shrunk: the schedule did not replay"));
     }
 
     #[test]

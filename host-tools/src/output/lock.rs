@@ -115,7 +115,7 @@ fn locked(dir: &Path, pid: Option<u32>) -> JostleError {
         format!("another jostle (pid {p})")
     });
     JostleError::ReportLocked(format!(
-        "{}: the report directory is in use by {by}; wait for it or choose another --report (a lock left by a dead process is taken over: {LOCK_FILE})",
+        "{}: the report directory is in use by {by}; wait for it or choose another --out (a lock left by a dead process is taken over: {LOCK_FILE})",
         dir.display()
     ))
 }

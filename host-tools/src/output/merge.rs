@@ -148,7 +148,7 @@ pub fn check_output(
             .is_some_and(|d| d == out_dir);
         if same {
             return Err(JostleError::Usage(format!(
-                "--report {}: {} is one of the reports being merged; write the merge to another directory",
+                "--out {}: {} is one of the reports being merged; write the merge to another directory",
                 out.display(),
                 input.display()
             )));

@@ -79,7 +79,13 @@ pub struct Locations {
 
 /// The memory location or lock an event names, if any.
 pub fn location_of(ev: &Event) -> Option<u32> {
-    match *ev {
+    let mut ev = *ev;
+    location_mut(&mut ev).map(|a| *a)
+}
+
+/// The memory location or lock an event names, to rename it.
+pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
+    match ev {
         Event::Read { a, .. }
         | Event::Write { a, .. }
         | Event::Update { a, .. }
@@ -95,7 +101,7 @@ pub fn location_of(ev: &Event) -> Option<u32> {
         | Event::DeadlockConfirmed { l, .. } => Some(l),
         Event::Signal { g, .. } | Event::Wait { g, .. } => Some(g),
         Event::Blocked { kind, on, .. }
-            if kind == WaitKind::Lock as u8 || kind == WaitKind::Signal as u8 =>
+            if *kind == WaitKind::Lock as u8 || *kind == WaitKind::Signal as u8 =>
         {
             Some(on)
         }

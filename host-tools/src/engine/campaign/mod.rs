@@ -75,6 +75,8 @@ pub struct Settings {
     pub portfolio: Vec<(StrategyId, u32)>,
     /// Stop at the first failing run (benchmarks count the runs to the first bug).
     pub until_failure: bool,
+    /// Shrink each finding's run (`engine::shrink`); off, the report gives the recorded runs only.
+    pub shrink: bool,
 }
 
 /// The default livelock bound of Phase II: twice the longest Phase I run (a task postponed

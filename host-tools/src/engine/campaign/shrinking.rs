@@ -22,6 +22,9 @@ impl Campaign<'_> {
     /// Shrinks every failure (not the suspected livelocks: a run stopped by a limit has no
     /// shorter version that means the same) and every confirmed bug not shrunk yet.
     pub(super) fn shrink_findings(&mut self) -> Result<(), JostleError> {
+        if !self.settings.shrink {
+            return Ok(());
+        }
         let mut todo: Vec<(Which, Config, Same)> = Vec::new();
         for (i, f) in self.report.failures.iter().enumerate() {
             if f.shrunk.is_none() && f.is_failure() {
