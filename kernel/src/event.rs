@@ -125,6 +125,36 @@ pub enum WaitKind {
     Spin = 4,
 }
 
+/// How [`Event::Value`]'s word reads: the primitive type it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ValueKind {
+    /// An unsigned integer (`u8`, `u16`, `u32`, a 32-bit `usize`).
+    Unsigned = 0,
+    /// A signed integer, sign-extended (`i8`, `i16`, `i32`, a 32-bit `isize`).
+    Signed = 1,
+    /// A `bool` (0 or 1).
+    Bool = 2,
+    /// A `char`, as its scalar value.
+    Char = 3,
+    /// An `f32`, as its bits.
+    F32 = 4,
+}
+
+impl ValueKind {
+    /// The value as a person reads it: `7`, `-1`, `true`, `'a'`, `1.5`.
+    #[cfg(feature = "std")]
+    pub fn render(k: u8, v: u32) -> std::string::String {
+        match k {
+            1 => (v as i32).to_string(),
+            2 => (v != 0).to_string(),
+            3 => char::from_u32(v).map_or_else(|| v.to_string(), |c| format!("{c:?}")),
+            4 => f32::from_bits(v).to_string(),
+            _ => v.to_string(),
+        }
+    }
+}
+
 /// The context id of interrupt source `i`'s handler in events' `t` fields is
 /// `IRQ_CONTEXT + i`: task ids stay below it (at most 128 tasks), and at most 32 sources.
 pub const IRQ_CONTEXT: u8 = 0x80;
@@ -296,6 +326,10 @@ events! {
     Write [Full] "write" "W t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
     /// Read-modify-write of location `a` (one statement; counts as a write).
     Update [Full] "update" "U t={=u8} s={=u32} a={=u32}" { t: u8, s: u32, a: u32 },
+    /// The value task `t`'s access just before read, wrote or (an update) left, for a
+    /// primitive of at most 32 bits; `k` is its [`ValueKind`]. Not a step: it follows its
+    /// access's event.
+    Value [Full] "value" "V t={=u8} v={=u32} k={=u8}" { t: u8, v: u32, k: u8 },
     /// Acquire of lock `l` (class `c`).
     Acquire [Sync] "acquire" "L t={=u8} s={=u32} l={=u32} c={=u32}" { t: u8, s: u32, l: u32, c: u32 },
     /// Release of lock `l`.

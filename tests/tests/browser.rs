@@ -268,7 +268,16 @@ fn check(report: &Report, m: &Value) {
             assert_eq!(s["hl"], mark.highlight, "{what}: marked or not");
             let lane = lanes.iter().position(|&t| t == mark.task).unwrap();
             assert_eq!(s["lane"], lane, "{what}: in its task's lane");
-            assert_eq!(s["variable"], mark.location.as_str(), "{what}");
+            let variable = if mark.value.is_empty() {
+                mark.location.clone()
+            } else {
+                format!("{} = {}", mark.location, mark.value)
+            };
+            assert_eq!(
+                s["variable"],
+                variable.as_str(),
+                "{what}: variable and value"
+            );
             let title = s["title"].as_str().unwrap();
             assert!(
                 title.starts_with("step ") || title.starts_with("end of the run"),
@@ -363,6 +372,14 @@ fn the_report_reads_in_a_browser_at_1280_px() {
     assert!(report.failed().next().is_some(), "rf_fig1 fails (ERROR1)");
     assert!(report.confirmed().next().is_some(), "a bug is confirmed");
     assert!(report.bugs.iter().any(|b| b.confirmed == 0), "one is not");
+    assert!(
+        report
+            .failures
+            .iter()
+            .flat_map(|f| &f.timeline)
+            .any(|m| m.op == "read" && m.value == "1"),
+        "ERROR1's timeline shows z read as 1"
+    );
     let page = dir.join("report.html");
     let html = std::fs::read_to_string(&page).unwrap();
     let scratch = tempfile::tempdir().unwrap();
@@ -406,6 +423,7 @@ fn a_long_wide_timeline_is_neither_clipped_nor_wider_than_the_page() {
                     100 + k
                 ),
                 location: long.into(),
+                value: if k.is_multiple_of(3) { format!("{}", -(k as i64)) } else { String::new() },
                 highlight: k.is_multiple_of(37),
             }
         })

@@ -43,13 +43,14 @@ fn verdicts_are_exit_codes_and_json_ends_with_a_summary() {
         other => panic!("rf_fig1 gave {other}"),
     };
     assert_eq!(out.status.code(), Some(expected));
-    // At full trace every executed step is one event line (exits and results are not steps).
+    // At full trace every executed step is one event line (exits, results and the values
+    // accesses read or wrote are not steps).
     let step_events = lines[..lines.len() - 1]
         .iter()
         .filter(|l| {
             !matches!(
                 l["event"].as_str().unwrap(),
-                "run_start" | "run_end" | "task_exit" | "task_panic" | "blocked"
+                "run_start" | "run_end" | "task_exit" | "task_panic" | "blocked" | "value"
             )
         })
         .count();
@@ -599,8 +600,9 @@ fn locations_are_named_from_the_symbols_on_both_ports() {
     let out = jostle_run(&["--host", host_exe.to_str().unwrap(), "--seed", "3"], &[]);
     let host = String::from_utf8_lossy(&out.stdout).into_owned();
     for text in [&qemu, &host] {
-        assert!(text.contains("write rf_fig1::Z "), "{text}");
-        assert!(text.contains("read rf_fig1::Z "), "{text}");
+        // With the value each access wrote or read (seed 3: z is written, then read as 1).
+        assert!(text.contains("write rf_fig1::Z = 1 "), "{text}");
+        assert!(text.contains("read rf_fig1::Z = 1 "), "{text}");
         assert!(text.contains("acquire lock rf_fig1::L "), "{text}");
         assert!(!text.contains("0x"), "{text}");
     }
@@ -608,4 +610,21 @@ fn locations_are_named_from_the_symbols_on_both_ports() {
     let out = jostle_run(&[fig1.to_str().unwrap(), "--seed", "3", "--json"], &[]);
     let json = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(json.contains("\"location\":\"rf_fig1::Z\""), "{json}");
+    assert!(
+        json.contains("\"location\":\"rf_fig1::Z\",\"value\":\"1\""),
+        "{json}"
+    );
+    // The values are events of their own too, one after each access of a primitive.
+    let values = json
+        .lines()
+        .filter(|l| l.contains("\"event\":\"value\""))
+        .count();
+    let accesses = json
+        .lines()
+        .filter(|l| l.contains("\"event\":\"read\"") || l.contains("\"event\":\"write\""))
+        .count();
+    assert!(
+        values > 0 && values == accesses,
+        "{values} values, {accesses} accesses\n{json}"
+    );
 }

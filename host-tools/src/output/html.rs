@@ -422,6 +422,11 @@ mod tests {
             op: op.into(),
             site: "src/bin/a<b>.rs:12:5".into(),
             location: "a::Z".into(),
+            value: if op == "write" {
+                "-1".into()
+            } else {
+                String::new()
+            },
             highlight,
         }
     }
@@ -539,6 +544,8 @@ mod tests {
         assert!(class_is(*rows.last().unwrap(), "verdict"));
         assert!(html.contains("class=\"legend\""));
         assert!(html.contains("a&lt;b&gt;.rs:12"));
+        // A traced value beside its variable.
+        assert!(html.contains("<td class=\"var\">a::Z <span class=\"val\">= -1</span></td>"));
         // The failure's own event ends its timeline, without a step number.
         let failure = timelines
             .iter()

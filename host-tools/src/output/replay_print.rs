@@ -43,7 +43,13 @@ pub fn print_around(
         "step", "task", "operation"
     )?;
     for (i, (e, &s)) in events.iter().zip(&step_of).enumerate() {
-        if s < from || s > to || matches!(e, Event::RunStart { .. } | Event::RunEnd { .. }) {
+        if s < from
+            || s > to
+            || matches!(
+                e,
+                Event::RunStart { .. } | Event::RunEnd { .. } | Event::Value { .. }
+            )
+        {
             continue;
         }
         let marker = if outcome.is_targeted_finding(e) || Some(i) == found {
@@ -69,7 +75,9 @@ pub fn print_around(
                 e,
                 |s| super::short_site(&outcome.site_text(s)).to_owned(),
                 |a| outcome.location_text(a),
-            ),
+            ) + &outcome
+                .value_text(i)
+                .map_or(String::new(), |v| format!(" = {v}")),
             super::short_site(&site)
         )?;
     }

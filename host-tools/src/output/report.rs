@@ -385,6 +385,9 @@ pub struct Mark {
     /// when it touches one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub location: String,
+    /// The value it read, wrote or left (`7`, `-1`, `true`), when the run traced it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
     /// One of the operations that make the bug (racing accesses, the intruding acquire,
     /// the acquires of a deadlock cycle).
     pub highlight: bool,

@@ -18,14 +18,21 @@ impl RunOutcome {
         )?;
         let full = self.config.trace == jostle_kernel::TraceLevel::Full;
         let mut step = 0u32;
-        for ev in &self.events {
+        for (i, ev) in self.events.iter().enumerate() {
             let is_step = is_step(ev);
             if is_step {
                 step += 1;
             }
-            if matches!(ev, Event::RunStart { .. } | Event::RunEnd { .. }) {
+            // A value shows on its access's line.
+            if matches!(
+                ev,
+                Event::RunStart { .. } | Event::RunEnd { .. } | Event::Value { .. }
+            ) {
                 continue;
             }
+            let value = self
+                .value_text(i)
+                .map_or(String::new(), |v| format!(" = {v}"));
             let step_col = if is_step && full {
                 step.to_string()
             } else {
@@ -40,7 +47,7 @@ impl RunOutcome {
                     ev,
                     |s| super::short_site(&self.site_text(s)).to_owned(),
                     |a| self.location_text(a),
-                ),
+                ) + &value,
                 super::short_site(&site)
             )?;
         }
@@ -127,7 +134,7 @@ impl RunOutcome {
 
     /// Prints one JSON object per event, then the summary object.
     pub fn print_json(&self, out: &mut impl Write) -> std::io::Result<()> {
-        for ev in &self.events {
+        for (i, ev) in self.events.iter().enumerate() {
             let site = ev.site().map(|s| self.site_text(s));
             let location = crate::trace::run::location_of(ev)
                 .and_then(|a| self.locations.names.get(&a).cloned());
@@ -135,6 +142,7 @@ impl RunOutcome {
                 event: ev,
                 site,
                 location,
+                value: self.value_text(i),
             })?;
             writeln!(out, "{line}")?;
         }
@@ -170,6 +178,10 @@ struct JsonEvent<'a> {
     /// The name of the memory location or lock the event names, from the image's symbols.
     #[serde(skip_serializing_if = "Option::is_none")]
     location: Option<String>,
+    /// The value the access read, wrote or left, as `jostle run` shows it (`7`, `-1`,
+    /// `true`, `'a'`), when traced (also an event of its own, `value`, just after).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
 }
 
 /// The operation and its operands, for the interleaving; `site_text` names other sites

@@ -109,6 +109,19 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
     }
 }
 
+/// The value the event at `events[i]` read, wrote or left: the [`Event::Value`] that
+/// follows it, from the same task (a value is emitted right after its access, before any
+/// other scheduling point).
+pub fn value_after(events: &[Event], i: usize) -> Option<String> {
+    let t = events.get(i)?.task()?;
+    match events.get(i + 1)? {
+        Event::Value { t: vt, v, k } if *vt == t && location_of(&events[i]).is_some() => {
+            Some(jostle_kernel::event::ValueKind::render(*k, *v))
+        }
+        _ => None,
+    }
+}
+
 /// Everything known about one run.
 #[derive(Debug)]
 pub struct RunOutcome {
@@ -246,6 +259,12 @@ impl RunOutcome {
             Some(name) => name.clone(),
             None => format!("{a:#010x}"),
         }
+    }
+
+    /// The value the access at `events[i]` read, wrote or left (`7`, `-1`, `true`), when
+    /// the run traced it: the [`Event::Value`] right after it, of the same task.
+    pub fn value_text(&self, i: usize) -> Option<String> {
+        value_after(&self.events, i)
     }
 
     /// Names the host port's locations from its executable's symbols.

@@ -1,5 +1,6 @@
 use super::caller_site;
 use super::run_cell::RunCell;
+use crate::event::ValueKind;
 use crate::op::Op;
 use crate::port;
 
@@ -37,7 +38,9 @@ impl<T: Copy> Shared<T> {
             a: self.addr(),
         });
         // SAFETY: see the `Sync` impl: no other task runs until our next scheduling point.
-        unsafe { *self.value.get() }
+        let value = unsafe { *self.value.get() };
+        traced(&value);
+        value
     }
 
     /// Writes the value (a WRITE statement).
@@ -49,6 +52,7 @@ impl<T: Copy> Shared<T> {
         });
         // SAFETY: as in `read`.
         unsafe { *self.value.get() = value }
+        traced(&value);
     }
 
     /// Reads, transforms and writes the value as one statement (e.g. `x += 1`).
@@ -59,10 +63,53 @@ impl<T: Copy> Shared<T> {
             a: self.addr(),
         });
         // SAFETY: as in `read`; `f` must not reach a scheduling point (it gets a copy).
-        unsafe {
+        let new = unsafe {
             let new = f(*self.value.get());
             *self.value.get() = new;
             new
-        }
+        };
+        traced(&new);
+        new
+    }
+}
+
+/// At the full trace level, the value an access read, wrote or left, as an
+/// [`crate::Event::Value`]: for the primitive types of at most 32 bits, the wire budget of
+/// one event word (a struct's bytes may hold padding, which must not be read as a number).
+/// Below the full trace level this costs the one flag test.
+#[inline(always)]
+fn traced<T: Copy>(value: &T) {
+    if port::values_traced()
+        && let Some((v, k)) = word(value)
+    {
+        port::value(v, k as u8);
+    }
+}
+
+/// `value` as an event word and its kind, if `T` is such a primitive.
+fn word<T: Copy>(value: &T) -> Option<(u32, ValueKind)> {
+    if core::mem::size_of::<T>() > 4 {
+        return None;
+    }
+    let p = (value as *const T).cast::<u8>();
+    // SAFETY: each arm reads the `T` at `p` as the very type its name says `T` is.
+    unsafe fn read<U: Copy>(p: *const u8) -> U {
+        unsafe { p.cast::<U>().read_unaligned() }
+    }
+    unsafe {
+        Some(match core::any::type_name::<T>() {
+            "u8" => (u32::from(read::<u8>(p)), ValueKind::Unsigned),
+            "u16" => (u32::from(read::<u16>(p)), ValueKind::Unsigned),
+            "u32" => (read::<u32>(p), ValueKind::Unsigned),
+            "usize" => (read::<usize>(p) as u32, ValueKind::Unsigned),
+            "i8" => (read::<i8>(p) as i32 as u32, ValueKind::Signed),
+            "i16" => (read::<i16>(p) as i32 as u32, ValueKind::Signed),
+            "i32" => (read::<i32>(p) as u32, ValueKind::Signed),
+            "isize" => (read::<isize>(p) as u32, ValueKind::Signed),
+            "bool" => (u32::from(read::<bool>(p)), ValueKind::Bool),
+            "char" => (u32::from(read::<char>(p)), ValueKind::Char),
+            "f32" => (read::<f32>(p).to_bits(), ValueKind::F32),
+            _ => return None,
+        })
     }
 }

@@ -208,6 +208,18 @@ impl<K: Sink> Core<K> {
         &mut self.sink
     }
 
+    /// Are values traced (the full trace level)?
+    #[inline(always)]
+    pub fn values_traced(&self) -> bool {
+        self.trace == TraceLevel::Full
+    }
+
+    /// Task or handler `me`'s last access read, wrote or left `v` of kind `k`
+    /// ([`Event::Value`]).
+    pub fn value(&mut self, me: TaskId, v: u32, k: u8) {
+        self.record(Event::Value { t: me, v, k });
+    }
+
     /// Emits `event` if the trace level asks for it.
     pub(super) fn record(&mut self, event: Event) {
         if event.level() <= self.trace {

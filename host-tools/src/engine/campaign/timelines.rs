@@ -189,6 +189,7 @@ fn step_marks(
                 location: crate::trace::run::location_of(e)
                     .map(|a| outcome.location_text(a))
                     .unwrap_or_default(),
+                value: outcome.value_text(i).unwrap_or_default(),
                 highlight: highlight(e),
             }
         })
@@ -224,6 +225,7 @@ pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
             location: crate::trace::run::location_of(e)
                 .map(|a| outcome.location_text(a))
                 .unwrap_or_default(),
+            value: String::new(),
             highlight: true,
         });
         if !matches!(e, Event::Blocked { .. }) {
@@ -282,6 +284,7 @@ pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
             op: "blocked".into(),
             site: site(Some(s)),
             location: String::new(),
+            value: String::new(),
             highlight: true,
         });
     }

@@ -135,9 +135,14 @@ impl Timeline<'_> {
                     let _ = write!(h, "<td class=\"{class}\"></td>");
                 }
             }
+            let value = if m.value.is_empty() {
+                String::new()
+            } else {
+                format!(" <span class=\"val\">= {}</span>", xml(&m.value))
+            };
             let _ = writeln!(
                 h,
-                "<td class=\"var\">{}</td><td class=\"src\">{}</td></tr>",
+                "<td class=\"var\">{}{value}</td><td class=\"src\">{}</td></tr>",
                 xml(&m.location),
                 xml(&short_site(&m.site))
             );

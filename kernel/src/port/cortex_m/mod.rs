@@ -458,6 +458,24 @@ pub fn point(op: Op) {
     }
 }
 
+/// Are values traced (`Core::values_traced`)? Asked before every access's value is
+/// converted, so that below the full trace level an access pays only this load.
+#[inline(always)]
+pub fn values_traced() -> bool {
+    // SAFETY: read by the running task; the kernel is started (accesses are only reachable
+    // from tasks and handlers).
+    unsafe { (*kernel()).core.values_traced() }
+}
+
+/// The running task's or handler's last access read, wrote or left `v` (of kind `k`).
+pub fn value(v: u32, k: u8) {
+    // SAFETY: as in `values_traced`; no reference outlives the call.
+    unsafe {
+        let me = (*kernel()).current;
+        (*kernel()).core.value(me, v, k);
+    }
+}
+
 /// The running task performed the compare-and-swap at `s` on `a` (see `Core::cas_outcome`).
 pub fn cas_done(s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
     // SAFETY: called by the running task; no reference outlives the call.

@@ -386,6 +386,21 @@ pub fn cas_done(s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
     });
 }
 
+/// Are values traced (`Core::values_traced`)?
+pub fn values_traced() -> bool {
+    with(|st| st.ended.is_none() && st.core.values_traced())
+}
+
+/// The running task's or handler's last access read, wrote or left `v` (of kind `k`).
+pub fn value(v: u32, k: u8) {
+    let me = ME.with(Cell::get);
+    with(|st| {
+        if st.ended.is_none() {
+            st.core.value(me, v, k)
+        }
+    });
+}
+
 /// Reserves a task id and creates its coroutine, which waits for its first turn.
 pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
     let reserved = with(|st| match st.core.reserve() {
