@@ -28,12 +28,13 @@ fn replay_shrunk(dir: &Path, fw: &Path, host: bool, id: &str) -> std::process::O
 }
 
 /// Runs a campaign on rf_fig1 and checks every finding's shrunk schedule; returns the report.
-fn campaign_shrinks_every_finding(fw: &Path, host: bool) -> serde_json::Value {
+fn campaign_shrinks_every_finding(fw: &Path, host: bool, seed: u64) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
+    let seed = seed.to_string();
     let out = jostle_on(
         dir.path(),
         host,
-        &["campaign", fw.to_str().unwrap(), "--seed", "3", "-j", "4"],
+        &["campaign", fw.to_str().unwrap(), "--seed", &seed, "-j", "4"],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(40), "{stdout}\n{out:?}");
@@ -96,23 +97,30 @@ fn error1(r: &serde_json::Value) -> &serde_json::Value {
 
 #[test]
 fn every_finding_of_rf_fig1_shrinks_and_error1_needs_at_most_two_preemptions_host() {
-    let r = campaign_shrinks_every_finding(&host_exe("rf_fig1"), true);
-    let s = error1(&r);
-    assert!(s["preemptions"].as_u64().unwrap() <= 2, "{s:#}");
-    println!(
-        "ERROR1: {} preemptions, {} steps (first run {}, {}), schedule {}, {} runs",
-        s["preemptions"],
-        s["steps"],
-        s["original_preemptions"],
-        s["original_steps"],
-        s["schedule"],
-        s["runs"]
-    );
+    // Seed 0's recorded ERROR1 run delta-debugs to 3 preemptions; the one-switch search
+    // brings it down.
+    for seed in [3, 0] {
+        let r = campaign_shrinks_every_finding(&host_exe("rf_fig1"), true, seed);
+        let s = error1(&r);
+        assert!(
+            s["preemptions"].as_u64().unwrap() <= 2,
+            "seed {seed}: {s:#}"
+        );
+        println!(
+            "seed {seed}: ERROR1: {} preemptions, {} steps (first run {}, {}), schedule {}, {} runs",
+            s["preemptions"],
+            s["steps"],
+            s["original_preemptions"],
+            s["original_steps"],
+            s["schedule"],
+            s["runs"]
+        );
+    }
 }
 
 #[test]
 fn every_finding_of_rf_fig1_shrinks_and_error1_needs_at_most_two_preemptions_qemu() {
-    let r = campaign_shrinks_every_finding(&elf("rf_fig1"), false);
+    let r = campaign_shrinks_every_finding(&elf("rf_fig1"), false, 3);
     assert!(error1(&r)["preemptions"].as_u64().unwrap() <= 2);
 }
 

@@ -9,8 +9,9 @@
 //! gone on. The entries are replayed through the `schedule` strategy, which reproduces the
 //! interleaving, and delta debugging ([`ddmin`]) removes entries while each test run still
 //! gives the same finding (the same failure signature, or the same bug confirmed) in no more
-//! steps than the original: first over the preemptive entries, then over the rest. Each test
-//! is one run, at most [`MAX_RUNS`] per finding.
+//! steps than the original: first over the preemptive entries, then over the rest. When two
+//! or more preemptions are left, every one-switch schedule is tried as well, and the fewest
+//! preemptions win. Each test is one run, at most [`MAX_RUNS`] per finding.
 
 use crate::error::JostleError;
 use crate::trace::run::{RunOutcome, is_step};
@@ -411,7 +412,7 @@ pub fn shrink(
     };
     // Memoised tests; the last passing one's run is the current best.
     let mut memo: HashMap<Vec<usize>, bool> = HashMap::new();
-    let mut best: Option<(Vec<usize>, RunOutcome)> = None;
+    let mut best: Option<(Vec<Breakpoint>, RunOutcome)> = None;
     let mut failure: Option<JostleError> = None;
     let limit = first.steps;
     let mut test = |kept: &[usize]| -> bool {
@@ -439,7 +440,7 @@ pub fn shrink(
         let fails = same.holds(&outcome) && outcome.steps <= limit;
         memo.insert(key.clone(), fails);
         if fails {
-            best = Some((key, outcome));
+            best = Some((bps_of(&key), outcome));
         }
         fails
     };
@@ -469,14 +470,52 @@ pub fn shrink(
         // that fit.
         ddmin(all.clone(), &mut |c: &[usize]| test(c));
     }
-    result.runs = runs.get();
     if let Some(e) = failure {
+        result.runs = runs.get();
         return Err(e);
     }
+    // Delta debugging keeps a subset of the recorded switches, so it stops at a schedule no
+    // single removal improves, which may still preempt more than needed (rf_fig1's ERROR1
+    // from seed 0: 3, where one suffices). With two or more preemptions left, every schedule
+    // of one switch is tried ("when A has run n operations, B runs next", over the recorded
+    // run's tasks and operation counts), within the runs left; the fewest preemptions, then
+    // steps, win.
+    let preemptions = |o: &RunOutcome| extract(&o.events).preemptions;
+    if let Some((_, current)) = &best
+        && preemptions(current) >= 2
+        && targets.len() < MAX_BREAKPOINTS
+    {
+        let mut score = (preemptions(current), current.steps);
+        let mut ops: BTreeMap<u8, u32> = BTreeMap::new();
+        for t in first.events.iter().filter_map(task_step) {
+            *ops.entry(t).or_default() += 1;
+        }
+        let tasks: Vec<u8> = ops.keys().copied().collect();
+        'search: for (&a, &n_a) in &ops {
+            for n in 0..=n_a {
+                for &b in tasks.iter().filter(|&&b| b != a) {
+                    if runs.get() >= max_runs || stop.load(Ordering::SeqCst) {
+                        break 'search;
+                    }
+                    let entry = [Schedule::switch(a, n, b)];
+                    let outcome = run(schedule_config(&first.config, &targets, &entry))?;
+                    if !same.holds(&outcome) || outcome.steps > limit {
+                        continue;
+                    }
+                    let candidate = (preemptions(&outcome), outcome.steps);
+                    if candidate < score {
+                        score = candidate;
+                        best = Some((entry.to_vec(), outcome));
+                    }
+                }
+            }
+        }
+    }
+    result.runs = runs.get();
     match best {
         Some((kept, outcome)) => {
             result.figures = extract(&outcome.events);
-            result.shrunk = Some((bps_of(&kept), outcome));
+            result.shrunk = Some((kept, outcome));
         }
         None => {
             result.note = if all.len() > room {
