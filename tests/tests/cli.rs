@@ -627,4 +627,19 @@ fn locations_are_named_from_the_symbols_on_both_ports() {
         values > 0 && values == accesses,
         "{values} values, {accesses} accesses\n{json}"
     );
+
+    // Atomics too: the first load of the free slot reads 0, on both ports.
+    let check_then_act = elf("atomic_check_then_act");
+    let cta_host = common::host_exe("atomic_check_then_act");
+    for args in [
+        vec![check_then_act.to_str().unwrap(), "--seed", "0"],
+        vec!["--host", cta_host.to_str().unwrap(), "--seed", "0"],
+    ] {
+        let out = jostle_run(&args, &[]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            text.contains("atomic-load atomic_check_then_act::OWNER = 0 "),
+            "{text}"
+        );
+    }
 }

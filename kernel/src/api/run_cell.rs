@@ -10,6 +10,10 @@ use core::cell::UnsafeCell;
 /// `port::epoch`): a run sees exactly what a fresh boot would. A value the last run left
 /// behind is overwritten without being dropped, as a reset does; a `const` initial value
 /// owns no heap, so the copy is one.
+///
+/// `repr(C)` keeps the value first: an atomic's location is its value's address, which then
+/// is its static's on both ports (named `app::OWNER`, not `app::OWNER+8`).
+#[repr(C)]
 pub(crate) struct RunCell<T> {
     value: UnsafeCell<T>,
     #[cfg(all(feature = "host", not(feature = "cortex-m")))]

@@ -73,12 +73,12 @@ impl<T: Copy> Shared<T> {
     }
 }
 
-/// At the full trace level, the value an access read, wrote or left, as an
+/// At the full trace level, the value an access (of a `Shared` or an atomic) read, wrote or left, as an
 /// [`crate::Event::Value`]: for the primitive types of at most 32 bits, the wire budget of
 /// one event word (a struct's bytes may hold padding, which must not be read as a number).
 /// Below the full trace level this costs the one flag test.
 #[inline(always)]
-fn traced<T: Copy>(value: &T) {
+pub(crate) fn traced<T: Copy>(value: &T) {
     if port::values_traced()
         && let Some((v, k)) = word(value)
     {

@@ -16,6 +16,7 @@ pub use core::sync::atomic::Ordering;
 
 use crate::api::caller_site;
 use crate::api::run_cell::RunCell;
+use crate::api::shared::traced;
 use crate::op::{AtomicKind, Op, ordering_code};
 use crate::port;
 
@@ -86,7 +87,9 @@ macro_rules! common {
             check_load(order);
             point(self.addr(), AtomicKind::Load, order);
             // SAFETY: one task runs at a time and no scheduling point lies inside.
-            unsafe { *self.v.get() }
+            let v = unsafe { *self.v.get() };
+            traced(&v);
+            v
         }
 
         /// Stores `val`.
@@ -96,6 +99,7 @@ macro_rules! common {
             point(self.addr(), AtomicKind::Store, order);
             // SAFETY: as in `load`.
             unsafe { *self.v.get() = val }
+            traced(&val);
         }
 
         /// Stores `val`, returning the previous value.
@@ -124,6 +128,7 @@ macro_rules! common {
                 unsafe { *self.v.get() = new };
             }
             port::cas_done(s, a, ordering_code(success), ordering_code(failure), ok);
+            traced(if ok { &new } else { &old });
             if ok { Ok(old) } else { Err(old) }
         }
 
@@ -193,11 +198,14 @@ macro_rules! common {
         fn rmw(&self, order: Ordering, f: impl FnOnce($v) -> $v) -> $v {
             point(self.addr(), AtomicKind::Rmw, order);
             // SAFETY: as in `load`.
-            unsafe {
+            let (old, new) = unsafe {
                 let old = *self.v.get();
-                *self.v.get() = f(old);
-                old
-            }
+                let new = f(old);
+                *self.v.get() = new;
+                (old, new)
+            };
+            traced(&new);
+            old
         }
     };
 }
