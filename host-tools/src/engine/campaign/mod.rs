@@ -43,6 +43,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::time::Instant;
 
+/// Confirming runs of a bug, after its first, whose full-trace replays feed prediction: a
+/// run that made a bug real may have gone down a path no other trace shows, and which path
+/// depends on the run (racebench 031: half the runs that make bug 2 real store the 0 that
+/// leads main to bug 3's read), so several are fed, not only the first.
+pub const MORE_CONFIRMING: usize = 3;
+
 /// What a campaign is asked to do.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -120,6 +126,9 @@ pub struct Campaign<'r> {
     /// Bugs (by handle) whose first (full-trace) run under their matching strategy made them real.
     /// Every shard makes that run, so decisions taken on it are the same in every shard.
     real_at_first: BTreeSet<usize>,
+    /// Per bug (by index in the report), the confirming runs after its first, up to
+    /// [`MORE_CONFIRMING`], and how many of them have fed prediction.
+    more_confirming: std::collections::BTreeMap<usize, (Vec<crate::output::report::Replay>, usize)>,
     /// The bug ids jobs name by handle (`Work::Candidate`), in the order first queued.
     handles: Vec<String>,
     phase1_events: u64,
@@ -187,6 +196,7 @@ impl<'r> Campaign<'r> {
             failure_hit: AtomicBool::new(false),
             rounds_hit: false,
             real_at_first: BTreeSet::new(),
+            more_confirming: std::collections::BTreeMap::new(),
             handles: Vec::new(),
             phase1_events: 0,
             phase1_seconds: 0.0,

@@ -65,6 +65,13 @@ impl Campaign<'_> {
         let b = &self.report.bugs[bug];
         let first_confirmed = (confirmed && b.first_confirmed.is_none())
             .then(|| self.replay_of(index, outcome, &b.id));
+        if confirmed
+            && b.first_confirmed.is_some()
+            && self.more_confirming.get(&bug).map_or(0, |m| m.0.len()) < super::MORE_CONFIRMING
+        {
+            let r = self.replay_of(index, outcome, &b.id);
+            self.more_confirming.entry(bug).or_default().0.push(r);
+        }
         let first_harmful =
             (harmful && b.first_harmful.is_none()).then(|| self.replay_of(index, outcome, &b.id));
         let b = &mut self.report.bugs[bug];

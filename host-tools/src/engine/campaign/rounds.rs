@@ -94,6 +94,9 @@ impl Campaign<'_> {
                 for outcome in self.bug_timelines()? {
                     self.feed(&outcome);
                 }
+                for outcome in self.more_confirming_traces()? {
+                    self.feed(&outcome);
+                }
             }
             round += 1;
         }

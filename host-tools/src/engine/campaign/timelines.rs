@@ -57,6 +57,24 @@ impl Campaign<'_> {
         Ok(runs)
     }
 
+    /// The full-trace replays of the confirming runs recorded since the last call after each
+    /// bug's first ([`super::MORE_CONFIRMING`] at most per bug), for prediction. Like the
+    /// timelines, these re-make runs already made and counted.
+    pub(super) fn more_confirming_traces(&mut self) -> Result<Vec<RunOutcome>, JostleError> {
+        let mut todo = Vec::new();
+        for (&bug, (replays, fed)) in self.more_confirming.iter_mut() {
+            for r in &replays[*fed..] {
+                todo.push((bug, replay_config(r, &self.settings.base, None)?));
+            }
+            *fed = replays.len();
+        }
+        Ok(self
+            .replay_full(&todo)?
+            .into_iter()
+            .map(|(_, outcome)| outcome)
+            .collect())
+    }
+
     /// Replays the first run of each failure (and starvation) at full trace: it must fail
     /// the same way again (a determinism check), and its last steps are the timeline. Runs
     /// stopped by the step limit or the wall clock are not replayed (their timeline would
