@@ -415,6 +415,13 @@ pub fn shrink(
     let mut best: Option<(Vec<Breakpoint>, RunOutcome)> = None;
     let mut failure: Option<JostleError> = None;
     let limit = first.steps;
+    // A test run must give the finding in no more steps than the recorded run, so it needs
+    // no more: capped there, a schedule that sends a task spinning ends at once instead of
+    // at the configured step limit (a full-trace run of 100,000 steps).
+    let test_config = |entries: &[Breakpoint]| Config {
+        step_limit: first.config.step_limit.min(limit.saturating_add(1)),
+        ..schedule_config(&first.config, &targets, entries)
+    };
     let mut test = |kept: &[usize]| -> bool {
         let mut key = kept.to_vec();
         key.sort_unstable();
@@ -430,7 +437,7 @@ pub fn shrink(
         {
             return false;
         }
-        let outcome = match run(schedule_config(&first.config, &targets, &bps_of(&key))) {
+        let outcome = match run(test_config(&bps_of(&key))) {
             Ok(o) => o,
             Err(e) => {
                 failure = Some(e);
@@ -498,7 +505,7 @@ pub fn shrink(
                         break 'search;
                     }
                     let entry = [Schedule::switch(a, n, b)];
-                    let outcome = run(schedule_config(&first.config, &targets, &entry))?;
+                    let outcome = run(test_config(&entry))?;
                     if !same.holds(&outcome) || outcome.steps > limit {
                         continue;
                     }
