@@ -304,30 +304,24 @@ pub fn print_prediction(prediction: &Prediction, out: &mut impl Write) -> std::i
             }
         }
     }
+    let kinds: Vec<String> = [
+        (CandidateKind::Race, "race", "races"),
+        (CandidateKind::Atomicity, "atomicity", "atomicity"),
+        (
+            CandidateKind::AccessAtomicity,
+            "access atomicity",
+            "access atomicity",
+        ),
+        (CandidateKind::Deadlock, "deadlock", "deadlocks"),
+    ]
+    .into_iter()
+    .map(|(kind, one, many)| counted(prediction.of_kind(kind).count(), one, many))
+    .collect();
     writeln!(
         out,
-        "{} ({}, {}, {}, {}), {}",
+        "{} ({}), {}",
         counted(prediction.candidates.len(), "candidate", "candidates"),
-        counted(
-            prediction.of_kind(CandidateKind::Race).count(),
-            "race",
-            "races"
-        ),
-        counted(
-            prediction.of_kind(CandidateKind::Atomicity).count(),
-            "atomicity",
-            "atomicity"
-        ),
-        counted(
-            prediction.of_kind(CandidateKind::AccessAtomicity).count(),
-            "access atomicity",
-            "access atomicity"
-        ),
-        counted(
-            prediction.of_kind(CandidateKind::Deadlock).count(),
-            "deadlock",
-            "deadlocks"
-        ),
+        kinds.join(", "),
         counted(
             prediction.relations.len(),
             "may-trigger relation",
