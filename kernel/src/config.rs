@@ -226,8 +226,19 @@ impl Config {
     /// Decodes a block (RAM form, or the start of a flash page). `Ok(None)`: no block (the
     /// magic is absent: zeroed RAM, erased flash); `Err`: refused.
     pub fn decode(b: &[u8]) -> Result<Option<Config>, Rejection> {
+        let mut config = Config::default();
+        Ok(Self::decode_into(b, true, &mut config)?.then_some(config))
+    }
+
+    /// [`Config::decode`] into `config`, in place (the Cortex-M port's start: a block is
+    /// some 220 bytes, and each move of a decoded one cost a copy). `Ok(false)`: no block,
+    /// `config` untouched. `check_crc: false` is for a block an earlier run of this boot
+    /// decoded (a warm restart): that run checked the CRC, nothing has written the block
+    /// since (the host writes it before the boot), and the CRC cost some 2,300
+    /// instructions of every warm restart.
+    pub fn decode_into(b: &[u8], check_crc: bool, config: &mut Config) -> Result<bool, Rejection> {
         if b.len() < 8 || u32_at(b, 0) != MAGIC {
-            return Ok(None);
+            return Ok(false);
         }
         if u16_at(b, 4) != VERSION {
             return Err(Rejection::Version);
@@ -236,7 +247,7 @@ impl Config {
         if len != BLOCK_LEN || b.len() < len {
             return Err(Rejection::Length);
         }
-        if u32_at(b, 8) != crc32(&b[12..len]) {
+        if check_crc && u32_at(b, 8) != crc32(&b[12..len]) {
             return Err(Rejection::Checksum);
         }
         let strategy = StrategyId::from_u8(b[20]).ok_or(Rejection::Strategy)?;
@@ -249,15 +260,33 @@ impl Config {
         if step_limit == 0 {
             return Err(Rejection::StepLimit);
         }
-        let mut params = [0u32; 4];
+        // Named field by field, with no `..`: a field added to `Config` must be read here.
+        let Config {
+            seed,
+            strategy: c_strategy,
+            trace: c_trace,
+            step_limit: c_step_limit,
+            livelock_bound,
+            params,
+            args,
+            breakpoints,
+            runs,
+            irq_horizon,
+            test,
+        } = config;
+        *seed = u64::from_le_bytes(b[12..20].try_into().unwrap_or([0; 8]));
+        *c_strategy = strategy;
+        *c_trace = trace;
+        *c_step_limit = step_limit;
+        *livelock_bound = u32_at(b, 28);
         for (i, p) in params.iter_mut().enumerate() {
             *p = u32_at(b, 32 + 4 * i);
         }
-        let mut args = crate::fixed::Vec::new();
+        args.clear();
         for i in 0..nargs {
             let _ = args.push(u32_at(b, 48 + 4 * i));
         }
-        let mut breakpoints = crate::fixed::Vec::new();
+        breakpoints.clear();
         for i in 0..nbps {
             let at = 80 + 8 * i;
             let _ = breakpoints.push(Breakpoint {
@@ -265,19 +294,10 @@ impl Config {
                 aux: u32_at(b, at + 4),
             });
         }
-        Ok(Some(Config {
-            seed: u64::from_le_bytes(b[12..20].try_into().unwrap_or([0; 8])),
-            strategy,
-            trace,
-            step_limit,
-            livelock_bound: u32_at(b, 28),
-            params,
-            args,
-            breakpoints,
-            runs: u32_at(b, 208).max(1),
-            irq_horizon: u32_at(b, 212),
-            test: u32_at(b, 216),
-        }))
+        *runs = u32_at(b, 208).max(1);
+        *irq_horizon = u32_at(b, 212);
+        *test = u32_at(b, 216);
+        Ok(true)
     }
 }
 

@@ -228,6 +228,11 @@ impl<K: PartialEq, V, const N: usize> LinearMap<K, V, N> {
         let i = self.entries.iter().position(|(k, _)| k == key)?;
         Some(self.entries.swap_remove(i).1)
     }
+
+    /// Removes every entry.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
 }
 
 impl<K: PartialEq, V, const N: usize> Default for LinearMap<K, V, N> {

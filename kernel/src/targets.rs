@@ -160,6 +160,30 @@ pub struct TaskFacts {
     pub sections: u8,
 }
 
+impl TaskFacts {
+    /// As [`TaskFacts::default`], in place: a few stores, where writing a default over it
+    /// had the compiler build and copy each [`Small`] byte by byte.
+    pub fn clear(&mut self) {
+        // Named field by field, with no `..`: a field added here must be cleared.
+        let TaskFacts {
+            depth,
+            block,
+            acquired,
+            held,
+            held_sites,
+            frames,
+            sections,
+        } = self;
+        *depth = 0;
+        *block = 0;
+        acquired.clear();
+        held.clear();
+        held_sites.clear();
+        frames.clear();
+        *sections = 0;
+    }
+}
+
 /// Most triple windows open at once per context (see [`Windows`]).
 pub const MAX_WINDOWS: usize = 2;
 
@@ -289,6 +313,16 @@ impl Default for Tracker {
 }
 
 impl Tracker {
+    /// Forgets everything of the first `tasks` tasks and `irqs` handlers, in place (a new
+    /// run on the same tracker, see [`crate::sched::Core::restart`]): the others' entries
+    /// are at rest, as no context of theirs ran.
+    pub fn clear(&mut self, tasks: usize, irqs: usize) {
+        self.tasks[..tasks].iter_mut().for_each(TaskFacts::clear);
+        self.windows[..tasks].fill(Windows::default());
+        self.irq_windows[..irqs].fill(Windows::default());
+        self.remotes.fill(None);
+    }
+
     /// The open triple windows of context `ctx` (a task or a handler).
     pub fn windows(&self, ctx: TaskId) -> Windows {
         if (ctx as usize) < MAX_TASKS {

@@ -197,8 +197,20 @@ fn schedule_with_irqs(
     handlers: &[Handler<'_>],
     lean: bool,
 ) -> (Verdict, Vec<Event>, Vec<u32>) {
-    let mut schedule = Vec::new();
     let mut c = Core::new(config, 0, Rec::default());
+    let (verdict, schedule) = drive(&mut c, programs, handlers, lean);
+    (verdict, c.sink.0, schedule)
+}
+
+/// Runs `programs` (and `handlers`) on `c`, started, to the run's end: the verdict and
+/// the schedule, as [`schedule_with_irqs`] gives them.
+fn drive(
+    c: &mut Core<Rec>,
+    programs: &[&[Op]],
+    handlers: &[Handler<'_>],
+    lean: bool,
+) -> (Verdict, Vec<u32>) {
+    let mut schedule = Vec::new();
     let sources: Vec<irq::IrqSource> = handlers.iter().map(|h| h.0).collect();
     c.declare_irqs(&sources);
     let mut main: Vec<Op> = Vec::new();
@@ -231,11 +243,11 @@ fn schedule_with_irqs(
         match next {
             Next::End(v) => {
                 schedule.push(c.steps());
-                return (v, c.sink.0, schedule);
+                return (v, schedule);
             }
             Next::Fire(i) => {
                 schedule.push(1000 + u32::from(i));
-                next = match fire(&mut c, handlers, i, running) {
+                next = match fire(c, handlers, i, running) {
                     Some(v) => Next::End(v),
                     None => c.resume(),
                 };
@@ -313,33 +325,7 @@ proptest::proptest! {
         full in proptest::bool::ANY,
         step_limit in 5u32..200,
     ) {
-        let strategy = StrategyId::from_u8(strategy).unwrap();
-        let bps: &[(u32, u32)] = match strategy {
-            StrategyId::Race => &[(1, aux(role::RACE, 0)), (2, aux(role::RACE, 1))],
-            StrategyId::Deadlock => &[(11, aux(role::ACQUIRE, 0)), (12, aux(role::ACQUIRE, 1))],
-            StrategyId::Avio => &[
-                (1, aux(role::FIRST, 0)),
-                (2, aux(role::SECOND, 0)),
-                (3, aux(role::REMOTE, 0)),
-            ],
-            StrategyId::Surw => &[
-                (1, aux(role::INTERESTING, 0)),
-                (3, aux(role::INTERESTING, 0)),
-                (5, crate::strategy::Surw::weight_aux(0, 2)),
-                (4, crate::strategy::Surw::weight_aux(2, 1)),
-            ],
-            StrategyId::Schedule => &[
-                (2, crate::strategy::Schedule::switch(1, 2, 2).aux),
-                (1, crate::strategy::Schedule::switch(2, 1, 3).aux),
-                (3, crate::strategy::Schedule::switch(0, 3, 1).aux),
-            ],
-            _ => &[],
-        };
-        let mut config = with(strategy, seed, bps);
-        // Below full trace, where the lean path runs (it stands aside at full trace).
-        config.trace = if full { TraceLevel::Full } else { TraceLevel::Sync };
-        config.params = if strategy == StrategyId::Pct { [3, 60, 0, 0] } else { [0; 4] };
-        config.step_limit = step_limit;
+        let config = generated_config(strategy, seed, full, step_limit);
         let programs: Vec<Vec<Op>> =
             programs.iter().map(|p| p.iter().flatten().copied().collect()).collect();
         let refs: Vec<&[Op]> = programs.iter().map(|p| p.as_slice()).collect();
@@ -347,6 +333,86 @@ proptest::proptest! {
         let general = schedule_of(&config, &refs, false);
         proptest::prop_assert_eq!(lean, general);
     }
+
+    /// A core restarted in place after a run ([`Core::restart`], the Cortex-M port's warm
+    /// restart) takes the same decisions and emits the same events as a new one.
+    #[test]
+    fn a_restarted_core_equals_a_new_one(
+        first in proptest::collection::vec(
+            proptest::collection::vec(arb_step(), 0..12), 1..4),
+        second in proptest::collection::vec(
+            proptest::collection::vec(arb_step(), 0..12), 1..4),
+        seeds in (0u64..1_000, 0u64..1_000),
+        strategies in (0u8..StrategyId::ALL.len() as u8, 0u8..StrategyId::ALL.len() as u8),
+        full in proptest::bool::ANY,
+        step_limit in 5u32..200,
+    ) {
+        let flat = |ps: &[Vec<Vec<Op>>]| -> Vec<Vec<Op>> {
+            ps.iter().map(|p| p.iter().flatten().copied().collect()).collect()
+        };
+        let (first, second) = (flat(&first), flat(&second));
+        let first: Vec<&[Op]> = first.iter().map(|p| p.as_slice()).collect();
+        let second: Vec<&[Op]> = second.iter().map(|p| p.as_slice()).collect();
+        let handler = [Op::Write { s: 4, a: 100 }, Op::Read { s: 1, a: 101 }];
+        let handlers: [Handler<'_>; 1] = [(
+            irq::IrqSource {
+                priority: 1,
+                firing: crate::interrupt::Firing::Spontaneous { max: 2 },
+            },
+            &handler,
+        )];
+        let earlier = generated_config(strategies.0, seeds.0, !full, 200);
+        let mut restarted = Core::new(&earlier, 0, Rec::default());
+        drive(&mut restarted, &first, &handlers, true);
+        let config = generated_config(strategies.1, seeds.1, full, step_limit);
+        restarted.sink.0.clear();
+        restarted.restart(&config, 1);
+        let again = drive(&mut restarted, &second, &handlers, true);
+        let mut new = Core::new(&config, 1, Rec::default());
+        let fresh = drive(&mut new, &second, &handlers, true);
+        proptest::prop_assert_eq!((again, restarted.sink.0), (fresh, new.sink.0));
+    }
+}
+
+/// The configuration of the generated programs' proptests: `strategy` (an index into
+/// [`StrategyId::ALL`]) with breakpoints on some of their sites.
+fn generated_config(strategy: u8, seed: u64, full: bool, step_limit: u32) -> Config {
+    let strategy = StrategyId::from_u8(strategy).unwrap();
+    let bps: &[(u32, u32)] = match strategy {
+        StrategyId::Race => &[(1, aux(role::RACE, 0)), (2, aux(role::RACE, 1))],
+        StrategyId::Deadlock => &[(11, aux(role::ACQUIRE, 0)), (12, aux(role::ACQUIRE, 1))],
+        StrategyId::Avio => &[
+            (1, aux(role::FIRST, 0)),
+            (2, aux(role::SECOND, 0)),
+            (3, aux(role::REMOTE, 0)),
+        ],
+        StrategyId::Surw => &[
+            (1, aux(role::INTERESTING, 0)),
+            (3, aux(role::INTERESTING, 0)),
+            (5, crate::strategy::Surw::weight_aux(0, 2)),
+            (4, crate::strategy::Surw::weight_aux(2, 1)),
+        ],
+        StrategyId::Schedule => &[
+            (2, crate::strategy::Schedule::switch(1, 2, 2).aux),
+            (1, crate::strategy::Schedule::switch(2, 1, 3).aux),
+            (3, crate::strategy::Schedule::switch(0, 3, 1).aux),
+        ],
+        _ => &[],
+    };
+    let mut config = with(strategy, seed, bps);
+    // Below full trace, where the lean path runs (it stands aside at full trace).
+    config.trace = if full {
+        TraceLevel::Full
+    } else {
+        TraceLevel::Sync
+    };
+    config.params = if strategy == StrategyId::Pct {
+        [3, 60, 0, 0]
+    } else {
+        [0; 4]
+    };
+    config.step_limit = step_limit;
+    config
 }
 
 #[test]

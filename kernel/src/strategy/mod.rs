@@ -248,6 +248,14 @@ macro_rules! registry {
                 }
             }
 
+            /// Becomes the strategy `id` with `params`, in place: each variant is written
+            /// where it lives, not built whole and copied over (a warm restart's cost).
+            pub fn restart(&mut self, id: StrategyId, params: [u32; 4], rng: &mut SchedRng) {
+                match id {
+                    $( StrategyId::$variant => *self = AnyStrategy::$variant(<$ty>::new(params, rng)), )*
+                }
+            }
+
             /// See [`Strategy::lean_pick`].
             #[inline(always)]
             pub fn lean_pick(&mut self, enabled: TaskSet, rng: &mut SchedRng) -> Option<TaskId> {

@@ -32,30 +32,47 @@ struct BatchState {
 const BATCH_TAG: u32 = 0x4E55_524A; // "JRUN"
 
 /// Copies a block out of memory that this program does not write (volatile: the host or a
-/// flash programmer did).
-fn copy(src: *const u8) -> [u8; BLOCK_LEN] {
+/// flash programmer did), a word at a time.
+fn copy(src: *const u32) -> [u8; BLOCK_LEN] {
+    const _: () = assert!(BLOCK_LEN.is_multiple_of(4));
     let mut bytes = [0u8; BLOCK_LEN];
-    for (i, b) in bytes.iter_mut().enumerate() {
-        // SAFETY: `src` names BLOCK_LEN readable bytes (a linker-defined region).
-        *b = unsafe { src.add(i).read_volatile() };
+    for (i, w) in bytes.chunks_exact_mut(4).enumerate() {
+        // SAFETY: `src` names BLOCK_LEN readable bytes at a word-aligned address (the
+        // linker-defined regions start on a page).
+        w.copy_from_slice(&unsafe { src.add(i).read_volatile() }.to_le_bytes());
     }
     bytes
 }
 
-/// The boot's configuration and its block's checksum: the RAM block if present, else the
-/// flash page's, else the defaults. A present but invalid block is refused (no fallback:
-/// a corrupt block must not turn into another run silently).
-pub fn read_config() -> Result<(Config, u32), Rejection> {
+/// Reads the boot's configuration into `config` (which holds the defaults) and returns its
+/// block's checksum: the RAM block if present, else the flash page's, else the defaults
+/// (checksum 0). A present but invalid block is refused (no fallback: a corrupt block must
+/// not turn into another run silently). A later run of the boot does not compute the
+/// checksum again (see [`Config::decode_into`]).
+pub fn read_config(config: &mut Config) -> Result<u32, Rejection> {
     let crc = |b: &[u8; BLOCK_LEN]| u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
-    let ram = copy(&raw const JOSTLE_CONFIG as *const u8);
-    if let Some(c) = Config::decode(&ram)? {
-        return Ok((c, crc(&ram)));
+    for block in [
+        &raw const JOSTLE_CONFIG as *const u32,
+        &raw const JOSTLE_CONFIG_FLASH as *const u32,
+    ] {
+        let bytes = copy(block);
+        if Config::decode_into(&bytes, !batch_continues(crc(&bytes)), config)? {
+            return Ok(crc(&bytes));
+        }
     }
-    let flash = copy(&raw const JOSTLE_CONFIG_FLASH as *const u8);
-    if let Some(c) = Config::decode(&flash)? {
-        return Ok((c, crc(&flash)));
+    Ok(0)
+}
+
+/// Has a run of the block with checksum `crc` already run in this boot (which decoded the
+/// block, checksum included)?
+fn batch_continues(crc: u32) -> bool {
+    // SAFETY: three plain words in memory startup code does not touch.
+    unsafe {
+        let st = &raw mut JOSTLE_BATCH;
+        (&raw mut (*st).tag).read_volatile() == BATCH_TAG
+            && (&raw mut (*st).crc).read_volatile() == crc
+            && (&raw mut (*st).next).read_volatile() > 0
     }
-    Ok((Config::default(), 0))
 }
 
 /// Clears the RAM block's magic after the boot's last run.

@@ -111,6 +111,64 @@ unsafe impl Sync for KernelCell {}
 #[unsafe(link_section = ".uninit.JOSTLE_KERNEL")]
 static KERNEL: KernelCell = KernelCell(UnsafeCell::new(MaybeUninit::uninit()));
 
+/// Which block's runs left a whole [`Kernel`] in [`KERNEL`] ([`kernel_owner`]), so that the
+/// next run of the boot restarts it in place ([`Kernel::restart`]) instead of building one.
+struct OwnerCell(UnsafeCell<u32>);
+
+// SAFETY: as for `Global`.
+unsafe impl Sync for OwnerCell {}
+
+#[unsafe(link_section = ".uninit.JOSTLE_KERNEL_OWNER")]
+static KERNEL_OWNER: OwnerCell = OwnerCell(UnsafeCell::new(0));
+
+/// The owner word of a kernel started from the block with checksum `crc` by this image
+/// (the kernel's size stands for its layout: RAM may survive a reflash).
+fn kernel_owner(crc: u32) -> u32 {
+    crc ^ 0x4B52_4E4C ^ core::mem::size_of::<Kernel>() as u32
+}
+
+impl Kernel {
+    /// Run `run` of `config` on the kernel the last run of this boot left: every field set
+    /// again, as a new one would be, without building one and copying it into place.
+    fn restart(
+        &mut self,
+        config: &crate::config::Config,
+        run: u32,
+        guarded: bool,
+        exit: fn(u8) -> !,
+        irqs: &'static [&'static Interrupt],
+    ) {
+        // Named field by field, with no `..`: a field added to `Kernel` must be set here.
+        let Kernel {
+            core,
+            sp,
+            stacks,
+            current,
+            guarded: was_guarded,
+            args,
+            test,
+            exit: was_exit,
+            irqs: was_irqs,
+            run: was_run,
+            runs,
+            crc: _, // the owner check made it this block's
+        } = self;
+        let used = core.tasks_used();
+        core.restart(config, run);
+        sp[..used].fill(0);
+        stacks[..used].fill((0, 0));
+        *current = 0;
+        *was_guarded = guarded;
+        args.clear();
+        let _ = args.extend_from_slice(&config.args);
+        *test = config.test;
+        *was_exit = exit;
+        *was_irqs = irqs;
+        *was_run = run;
+        *runs = config.runs;
+    }
+}
+
 /// Ends the run with exit code `code`: resets the CPU for the next run of the boot when
 /// one is left (the host reads every run from one stream), else exits.
 ///
@@ -181,8 +239,9 @@ pub fn start_with_interrupts<const BYTES: usize>(
             MAX_IRQS
         );
     }
-    let (mut config, crc) = match boot::read_config() {
-        Ok(c) => c,
+    let mut config = crate::config::Config::default();
+    let crc = match boot::read_config(&mut config) {
+        Ok(crc) => crc,
         Err(reason) => {
             ending();
             Event::ConfigRejected {
@@ -195,24 +254,31 @@ pub fn start_with_interrupts<const BYTES: usize>(
     let (base, size) = stack.region();
     let run = boot::batch_index(crc, config.runs);
     config.seed = config.seed.wrapping_add(u64::from(run));
-    let state = Kernel {
-        core: Core::new(&config, run, DefmtSink),
-        sp: [0; MAX_TASKS],
-        stacks: [(0, 0); MAX_TASKS],
-        current: 0,
-        // SAFETY: before the first task, in privileged thread mode.
-        guarded: unsafe { arch::guard_init() },
-        args: config.args.clone(),
-        test: config.test,
-        exit,
-        irqs,
-        run,
-        runs: config.runs,
-        crc,
-    };
     // SAFETY: single-threaded boot; nothing else refers to the kernel yet.
     unsafe {
-        (*KERNEL.0.get()).write(state);
+        // SAFETY: before the first task, in privileged thread mode.
+        let guarded = arch::guard_init();
+        let owner = KERNEL_OWNER.0.get();
+        if run > 0 && owner.read_volatile() == kernel_owner(crc) {
+            // A warm restart: the last run of this boot left a whole kernel in `.uninit`.
+            (*kernel()).restart(&config, run, guarded, exit, irqs);
+        } else {
+            (*KERNEL.0.get()).write(Kernel {
+                core: Core::new(&config, run, DefmtSink),
+                sp: [0; MAX_TASKS],
+                stacks: [(0, 0); MAX_TASKS],
+                current: 0,
+                guarded,
+                args: config.args.clone(),
+                test: config.test,
+                exit,
+                irqs,
+                run,
+                runs: config.runs,
+                crc,
+            });
+            owner.write_volatile(kernel_owner(crc));
+        }
         *GLOBAL.started.get() = true;
         prepare(0, base, size, main);
         let k = kernel();
