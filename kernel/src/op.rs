@@ -9,6 +9,13 @@ use crate::task::{TaskId, TaskSet};
 /// follow [`Event`]: `s` site, `a` location, `l` lock, `c` class, `g` signal.
 // `repr(u32)`: a word-sized tag keeps the operands word-aligned inside `Slot`, so copying a
 // pending operation is a few loads and stores rather than a call to `memcpy`.
+/// The [`Op::lean_bit`]s of the plain accesses (read, write, update).
+pub const LEAN_ACCESSES: u32 = Op::Read { s: 0, a: 0 }.lean_bit()
+    | Op::Write { s: 0, a: 0 }.lean_bit()
+    | Op::Update { s: 0, a: 0 }.lean_bit();
+/// [`Op::lean_bit`] of a yield.
+pub const LEAN_YIELD: u32 = Op::Yield { s: 0 }.lean_bit();
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 #[repr(u32)]
@@ -99,6 +106,7 @@ pub fn ordering_code(ord: core::sync::atomic::Ordering) -> u8 {
 
 impl Op {
     /// The site of the operation, if it has one.
+    #[inline(always)]
     pub fn site(&self) -> Option<u32> {
         match *self {
             Op::Start | Op::CsEnter | Op::CsExit => None,
@@ -132,6 +140,43 @@ impl Op {
                 Some(s)
             }
             _ => None,
+        }
+    }
+
+    /// This operation's bit among [`LEAN_ACCESSES`] and [`LEAN_YIELD`] (other operations'
+    /// bits are outside both): the lean path tests the kind against a mask with one shift
+    /// and one `and`.
+    #[inline(always)]
+    pub const fn lean_bit(&self) -> u32 {
+        1 << self.tag()
+    }
+
+    /// The `repr(u32)` tag: the variant's index in declaration order.
+    #[inline(always)]
+    const fn tag(&self) -> u32 {
+        // In declaration order, so the compiler reads the tag rather than branching.
+        match self {
+            Op::Start => 0,
+            Op::Spawn { .. } => 1,
+            Op::Join { .. } => 2,
+            Op::Read { .. } => 3,
+            Op::Write { .. } => 4,
+            Op::Update { .. } => 5,
+            Op::Acquire { .. } => 6,
+            Op::Release { .. } => 7,
+            Op::AtomicEnter { .. } => 8,
+            Op::AtomicExit { .. } => 9,
+            Op::Signal { .. } => 10,
+            Op::Wait { .. } => 11,
+            Op::CsEnter => 12,
+            Op::CsExit => 13,
+            Op::Yield { .. } => 14,
+            Op::FrameEnter { .. } => 15,
+            Op::FrameExit { .. } => 16,
+            Op::IrqRequest { .. } => 17,
+            Op::IrqMask { .. } => 18,
+            Op::PrioMask { .. } => 19,
+            Op::AtomicAccess { .. } => 20,
         }
     }
 
@@ -218,5 +263,55 @@ impl Slot {
             }
         }
         set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Op::tag` is the `repr(u32)` tag, so `lean_bit` needs no branch, and only the plain
+    /// accesses and yields have a lean bit.
+    #[test]
+    fn the_tag_is_the_discriminant_and_lean_bits_are_the_lean_sites() {
+        let ops = [
+            Op::Start,
+            Op::Spawn { s: 1, child: 1 },
+            Op::Join { s: 1, child: 1 },
+            Op::Read { s: 1, a: 2 },
+            Op::Write { s: 1, a: 2 },
+            Op::Update { s: 1, a: 2 },
+            Op::Acquire { s: 1, l: 2, c: 3 },
+            Op::Release { s: 1, l: 2 },
+            Op::AtomicEnter { s: 1 },
+            Op::AtomicExit { s: 1 },
+            Op::Signal { s: 1, g: 2 },
+            Op::Wait { s: 1, g: 2 },
+            Op::CsEnter,
+            Op::CsExit,
+            Op::Yield { s: 1 },
+            Op::FrameEnter { s: 1 },
+            Op::FrameExit { s: 1 },
+            Op::IrqRequest { s: 1, i: 0 },
+            Op::IrqMask {
+                s: 1,
+                i: 0,
+                on: true,
+            },
+            Op::PrioMask { s: 1, level: 2 },
+            Op::AtomicAccess {
+                s: 1,
+                a: 2,
+                kind: AtomicKind::Rmw,
+                ord: 4,
+            },
+        ];
+        for (i, op) in ops.iter().enumerate() {
+            // SAFETY: a `repr(u32)` enum starts with its `u32` tag.
+            let tag = unsafe { *(op as *const Op as *const u32) };
+            assert_eq!((tag, op.tag()), (i as u32, i as u32), "{op:?}");
+            let lean = op.lean_bit() & (LEAN_ACCESSES | LEAN_YIELD) != 0;
+            assert_eq!(lean, op.lean_site().is_some(), "{op:?}");
+        }
     }
 }

@@ -615,6 +615,14 @@ impl Targets {
         self.access_filter != 0 && self.access_filter & filter_bit(site) != 0
     }
 
+    /// [`Targets::may_aim_at`] the site of `op`, a plain access or yield (the lean path's
+    /// operations; for others the answer means nothing). The site is only read when some
+    /// access is aimed at.
+    #[inline(always)]
+    pub fn may_aim_at_op(&self, op: &crate::op::Op) -> bool {
+        self.access_filter != 0 && op.site().is_some_and(|s| self.may_aim_at(s))
+    }
+
     /// The interrupt source whose handler holds side `side` of the targeted race, or the
     /// remote access of the targeted triple (`side` 0).
     pub fn fire_source(&self, side: u8) -> Option<u8> {

@@ -23,36 +23,63 @@ impl<K: Sink> Core<K> {
     /// `decide` would pick among the enabled tasks exactly as
     /// [`crate::strategy::AnyStrategy::lean_pick`] does, and the enabled tasks are the stopped
     /// ones the general loop last allowed.
+    ///
+    /// A port may split this in three, to keep its fast path small: [`Core::lean_gate`],
+    /// then [`Core::lean_alone`] (nobody else may run: `me` goes on), then
+    /// [`Core::lean_point`]; or [`Core::stopped_at`] when the gate is shut.
     #[inline(always)]
     pub fn point(&mut self, me: TaskId, op: Op) -> Next {
-        if let Some(s) = op.lean_site()
+        if !self.lean_gate(&op) {
+            return self.stopped_at(me, op);
+        }
+        if self.lean_alone() {
+            return Next::Run(me);
+        }
+        self.lean_point(me, op)
+    }
+
+    /// May `op` take the lean path: a plain access or yield (a yield only when the strategy
+    /// does not see them), budget left, at a site nothing aims at?
+    #[inline(always)]
+    pub fn lean_gate(&self, op: &Op) -> bool {
+        self.lean_ops & op.lean_bit() != 0
             && self.lean_budget != 0
-            && !self.targets.may_aim_at(s)
-            && (self.lean_yields || !matches!(op, Op::Yield { .. }))
+            && !self.targets.may_aim_at_op(op)
+    }
+
+    /// Past the lean gate: when no other task may be picked, the caller goes on (`true`, the
+    /// step taken); `false`: nothing was done.
+    #[inline(always)]
+    pub fn lean_alone(&mut self) -> bool {
+        if self.stopped.and(self.lean_allowed).is_empty() {
+            self.lean_step();
+            return true;
+        }
+        false
+    }
+
+    /// Past the lean gate, with other tasks that may be picked: the strategy's lean pick (or
+    /// the general loop, if it declines).
+    #[inline(always)]
+    pub fn lean_point(&mut self, me: TaskId, op: Op) -> Next {
+        let others = self.stopped.and(self.lean_allowed);
+        if let Some(t) = self
+            .strategy
+            .lean_pick(others.or(TaskSet::one(me)), &mut self.rng)
         {
-            let others = self.stopped.and(self.lean_allowed);
-            if others.is_empty() {
+            if t == me {
                 self.lean_step();
                 return Next::Run(me);
             }
-            if let Some(t) = self
-                .strategy
-                .lean_pick(others.or(TaskSet::one(me)), &mut self.rng)
-            {
-                if t == me {
-                    self.lean_step();
-                    return Next::Run(me);
-                }
-                self.stop(me, op);
-                return self.lean_switch(t);
-            }
+            self.stop(me, op);
+            return self.lean_switch(t);
         }
         self.stopped_at(me, op)
     }
 
     /// The general path: `me` is stopped before `op` and the loop decides.
     #[inline(never)]
-    pub(super) fn stopped_at(&mut self, me: TaskId, op: Op) -> Next {
+    pub fn stopped_at(&mut self, me: TaskId, op: Op) -> Next {
         self.stop(me, op);
         self.decide()
     }
@@ -70,9 +97,7 @@ impl<K: Sink> Core<K> {
     #[inline(never)]
     fn lean_switch(&mut self, t: TaskId) -> Next {
         if let Slot::Alive(Some(op)) = self.slots[t as usize]
-            && let Some(s) = op.lean_site()
-            && !self.targets.may_aim_at(s)
-            && (self.lean_yields || !matches!(op, Op::Yield { .. }))
+            && self.lean_gate(&op)
         {
             self.slots[t as usize] = Slot::Alive(None);
             self.stopped.remove(t);

@@ -91,8 +91,9 @@ pub struct Core<K: Sink> {
     tracking: bool,
     /// Whether the strategy learns from executed operations (PCT, DrFinder).
     analyzing: bool,
-    /// Whether yields may take the lean path (not when the strategy sees every yield).
-    lean_yields: bool,
+    /// The [`Op::lean_bit`]s of the operations that may take the lean path: plain
+    /// accesses, and yields unless the strategy sees every yield.
+    lean_ops: u32,
     /// Scheduling steps the lean path may still take on its own (0: every point goes
     /// through the general loop). Recomputed after every step of the general loop
     /// ([`Core::refresh_lean`]): it is 0 while anything is forced or postponed, at full
@@ -155,7 +156,7 @@ impl<K: Sink> Core<K> {
             checking: false,
             tracking: false,
             analyzing: false,
-            lean_yields: false,
+            lean_ops: 0,
             lean_budget: 0,
             lean_allowed: TaskSet::EMPTY,
             irqs: crate::fixed::Vec::new(),
@@ -200,7 +201,7 @@ impl<K: Sink> Core<K> {
             checking,
             tracking,
             analyzing,
-            lean_yields,
+            lean_ops,
             lean_budget,
             lean_allowed,
             irqs,
@@ -248,7 +249,11 @@ impl<K: Sink> Core<K> {
         *tracking =
             targets.atomicity || targets.all_blocks || targets.triple || config.strategy.tracks();
         *analyzing = config.strategy.analyzes();
-        *lean_yields = !config.strategy.sees_yields();
+        *lean_ops = if config.strategy.sees_yields() {
+            crate::op::LEAN_ACCESSES
+        } else {
+            crate::op::LEAN_ACCESSES | crate::op::LEAN_YIELD
+        };
         *lean_budget = 0;
         *lean_allowed = TaskSet::EMPTY;
         tracker.clear(used, irqs.len());

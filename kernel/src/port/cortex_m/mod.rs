@@ -515,13 +515,38 @@ pub fn point(op: Op) {
         if me >= IRQ_CONTEXT {
             return handler_point(me, op);
         }
-        let next = (*k).core.point(me, op);
-        if next == Next::Run(me) {
-            return; // the lean path: no switch
+        // The lean path's commonest case inline (nobody else may run: go on); the pick,
+        // the switch and the general loop out of line, so that this saves few registers.
+        if !(*k).core.lean_gate(&op) {
+            let next = (*k).core.stopped_at(me, op);
+            switch_to(me, next);
+        } else if !(*k).core.lean_alone() {
+            lean_point(me, op);
         }
-        let save = &raw mut (*k).sp[me as usize];
-        go(save, next);
     }
+}
+
+/// [`point`] past the lean gate, when other tasks may run.
+#[inline(never)]
+fn lean_point(me: TaskId, op: Op) {
+    // SAFETY: as in `point`.
+    unsafe {
+        let next = (*kernel()).core.lean_point(me, op);
+        switch_to(me, next);
+    }
+}
+
+/// Acts on what the core decided at task `me`'s scheduling point.
+///
+/// # Safety
+/// As for [`go`].
+#[inline(always)]
+unsafe fn switch_to(me: TaskId, next: Next) {
+    if next == Next::Run(me) {
+        return; // no switch
+    }
+    // SAFETY: per the contract.
+    unsafe { go(&raw mut (*kernel()).sp[me as usize], next) }
 }
 
 /// Are values traced (`Core::values_traced`)? Asked before every access's value is
