@@ -22,7 +22,7 @@
 //! | 32 | 16 | strategy parameters, 4 × u32 |
 //! | 48 | 32 | firmware arguments, 8 × u32 |
 //! | 80 | 128 | breakpoints, 16 × (site u32, aux u32): aux = role << 24 \| index ([`crate::targets::role`]) |
-//! | 208 | 4 | runs per boot (0 or 1: one run): run `i` uses seed `seed + i`, and the firmware resets itself between runs |
+//! | 208 | 4 | runs per boot (0 or 1: one run): run `i` uses seed `seed + i`, and the firmware resets itself between runs; [`SERVED`]: after each run the firmware reads the next run's block from the host |
 //! | 212 | 4 | interrupt horizon: steps over which a firing is drawn ([`DEFAULT_IRQ_HORIZON`] when 0) |
 //! | 216 | 4 | test: which of the firmware's declared tests runs (`jostle::tests!`; 0 otherwise) |
 //!
@@ -37,7 +37,11 @@ pub use crate::targets::{Breakpoint, MAX_BREAKPOINTS};
 /// `"JSTL"` read as a little-endian u32.
 pub const MAGIC: u32 = 0x4C54_534A;
 /// The layout version this kernel reads.
-pub const VERSION: u16 = 4;
+pub const VERSION: u16 = 5;
+/// `runs` of a served boot: after each run the firmware asks the host for the next run's
+/// whole block (on QEMU, from semihosting's standard input) and restarts with it, until the
+/// host's input ends. One QEMU then serves a whole campaign's runs, one after another.
+pub const SERVED: u32 = u32::MAX;
 /// Maximum firmware arguments (`--arg`).
 pub const MAX_ARGS: usize = 8;
 /// Bytes in an encoded block.
@@ -72,6 +76,7 @@ pub struct Config {
     pub breakpoints: crate::fixed::Vec<Breakpoint, MAX_BREAKPOINTS>,
     /// Runs per boot (seeds `seed`, `seed + 1`, ...; 0 and 1 both mean one). Several runs
     /// per boot spare a QEMU start per run; the kernel resets the CPU between them.
+    /// [`SERVED`]: this run, then whatever blocks the host sends.
     #[cfg_attr(feature = "serde", serde(default))]
     pub runs: u32,
     /// Scheduling steps over which interrupt firings are drawn (0: [`DEFAULT_IRQ_HORIZON`]).
@@ -143,6 +148,13 @@ impl Rejection {
             Rejection::StepLimit => "configuration block has a step limit of zero",
         }
     }
+}
+
+/// The checksum of an encoded block, if it holds one it matches (magic and length not
+/// checked: [`Config::decode`] does).
+pub fn block_checksum(b: &[u8; BLOCK_LEN]) -> Option<u32> {
+    let field = u32_at(b, 8);
+    (field == crc32(&b[12..])).then_some(field)
 }
 
 /// CRC-32 (IEEE 802.3, reflected), four bits at a time from a 16-entry table (64 bytes of

@@ -425,6 +425,9 @@ pub mod side {
     pub const SITE: &str = "J site {=u32} {=str}:{=u32}:{=u32}";
     /// The panic message of the next [`super::Event::TaskPanic`].
     pub const PANIC_MESSAGE: &str = "J panic-msg {=str}";
+    /// A served boot's firmware, its run over, waits for the next run's block (see
+    /// `config::SERVED`); a boot that ends with its run does not write it.
+    pub const AWAITING_BLOCK: &str = "J awaiting-block";
 }
 
 impl Event {

@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use jostle_host_tools::RunOutcome;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -469,9 +470,11 @@ fn ctrl_c_leaves_a_valid_partial_report() {
     html_timelines(&dir.path().join("jostle-report"));
 }
 
-/// Each run of a boot with several runs (the firmware resets itself between them) is the
-/// run of its seed alone: same events (but the run index in `RunStart`), same verdict,
-/// through passes, panics and deadlocks.
+/// Each run of a boot with several runs is the run of its seed alone: same events (but the
+/// run index in `RunStart`), same verdict, through passes, panics and deadlocks. Both ways
+/// of making several runs in one QEMU: a served boot (each block sent as the last run
+/// ends; the transport's way, index 0) and a block of several seeds (the firmware resets
+/// itself between them, index `k`).
 #[test]
 fn several_runs_per_boot_equal_one_run_per_boot() {
     use jostle_host_tools::transport::Runner;
@@ -496,6 +499,10 @@ fn several_runs_per_boot_equal_one_run_per_boot() {
             })
             .collect()
     };
+    let index = |o: &RunOutcome| match o.events.first() {
+        Some(Event::RunStart { run, .. }) => Some(*run),
+        _ => None,
+    };
     let mut verdicts = std::collections::BTreeSet::new();
     for (example, strategy) in [
         ("rf_fig2", StrategyId::Random),
@@ -508,27 +515,72 @@ fn several_runs_per_boot_equal_one_run_per_boot() {
             strategy,
             ..config(40, &[])
         };
-        let batch = runner.run_batch(&base, 12).unwrap();
-        assert_eq!(batch.len(), 12);
-        for (k, b) in batch.iter().enumerate() {
+        let served = runner.run_batch(&base, 12).unwrap();
+        let fw = firmware(example);
+        let first = Config {
+            runs: 12,
+            ..base.clone()
+        };
+        let booted =
+            RunOutcome::batch_from_qemu(&fw, first.clone(), qemu().run(&fw, &first).unwrap());
+        assert_eq!((served.len(), booted.len()), (12, 12));
+        for (k, (s, b)) in served.iter().zip(&booted).enumerate() {
+            assert!(s.error.is_none(), "{example} run {k}: {:?}", s.error);
             assert!(b.error.is_none(), "{example} run {k}: {:?}", b.error);
             let single = run_qemu(
-                &firmware(example),
+                &fw,
                 Config {
                     seed: 40 + k as u64,
                     ..base.clone()
                 },
             );
-            assert_eq!(b.config.seed, 40 + k as u64);
-            assert_eq!(strip(&b.events), strip(&single.events), "{example} run {k}");
-            assert_eq!(b.outcome, single.outcome);
-            verdicts.insert(format!("{:?}", b.outcome));
-            assert!(
-                matches!(b.events.first(), Some(Event::RunStart { run, .. }) if *run == k as u32)
-            );
+            for o in [s, b] {
+                assert_eq!(o.config.seed, 40 + k as u64);
+                assert_eq!(strip(&o.events), strip(&single.events), "{example} run {k}");
+                assert_eq!(o.outcome, single.outcome);
+            }
+            verdicts.insert(format!("{:?}", s.outcome));
+            assert_eq!((index(s), index(b)), (Some(0), Some(k as u32)));
         }
     }
     assert!(verdicts.len() > 1, "the batches mix verdicts: {verdicts:?}");
+}
+
+/// One served QEMU makes run after run: a batch, single runs, another strategy, a failing
+/// run; a run that never ends is killed with its QEMU, and the next run boots another.
+#[test]
+fn one_served_qemu_makes_run_after_run_and_a_hang_costs_one_boot() {
+    use jostle_host_tools::Outcome;
+    use jostle_host_tools::transport::Transport;
+    use jostle_host_tools::transport::qemu::QemuTransport;
+    use jostle_kernel::Config;
+    use jostle_kernel::config::StrategyId;
+    let t = QemuTransport::load(&elf("rf_fig1"), std::time::Duration::from_secs(20)).unwrap();
+    let boots = |t: &QemuTransport| t.sessions.as_ref().expect("served").boots();
+    let batch = t.run_batch(&config(0, &[]), 20).unwrap();
+    let panics = |o: &jostle_host_tools::RunOutcome| o.outcome.is_some_and(|v| v.name() == "panic");
+    assert!(batch.iter().any(panics) && !batch.iter().all(panics));
+    for seed in 0..5 {
+        let pct = Config {
+            strategy: StrategyId::Pct,
+            ..config(seed, &[])
+        };
+        let o = t.run(pct, None).unwrap();
+        assert!(o.error.is_none() && o.outcome.is_some());
+    }
+    assert_eq!(boots(&t), 1, "one QEMU for 25 runs");
+
+    let t =
+        QemuTransport::load(&elf("hangs_sometimes"), std::time::Duration::from_secs(1)).unwrap();
+    let batch = t.run_batch(&config(0, &[]), 8).unwrap();
+    let hung = batch
+        .iter()
+        .filter(|o| o.outcome == Some(Outcome::Timeout))
+        .count() as u64;
+    assert!(hung > 0 && hung < 8, "{hung} of 8 runs hung");
+    // Each hang ends its QEMU; the runs after it are served by the next.
+    let last_hung = batch.last().unwrap().outcome == Some(Outcome::Timeout);
+    assert_eq!(boots(&t), 1 + hung - u64::from(last_hung));
 }
 
 /// A run that never ends, in a boot of several runs: it times out alone (QEMU is killed
@@ -557,11 +609,28 @@ fn a_qemu_killed_mid_campaign_is_retried_in_a_new_boot_and_nothing_is_lost() {
     let fw = elf.to_str().unwrap();
     let reference = jostle_in(dir.path(), &["campaign", fw, "-j", "1", "--out", "ref"]);
     assert_eq!(reference.status.code(), Some(40));
-    // A QEMU whose third boot is killed with SIGKILL (as the OOM killer would).
+    // QEMU killed with SIGKILL (as the OOM killer would): the first boot after it has
+    // served ten runs, while it waits for the next block; the second at once.
     let script = dir.path().join("qemu-dies-once");
     std::fs::write(
         &script,
-        "#!/bin/sh\nn=$(cat \"$0.count\" 2>/dev/null || echo 0)\nn=$((n+1))\necho $n > \"$0.count\"\nif [ \"$n\" = 3 ]; then kill -9 $$; fi\nexec qemu-system-arm \"$@\"\n",
+        r#"#!/bin/sh
+n=$(cat "$0.count" 2>/dev/null || echo 0)
+n=$((n+1))
+echo $n > "$0.count"
+if [ "$n" = 2 ]; then kill -9 $$; fi
+if [ "$n" = 1 ]; then
+  rm -f "$0.fifo"; mkfifo "$0.fifo"
+  qemu-system-arm "$@" < "$0.fifo" &
+  q=$!
+  exec 3> "$0.fifo"
+  head -c 2200 >&3
+  sleep 0.5
+  kill -9 $q
+  kill -9 $$
+fi
+exec qemu-system-arm "$@"
+"#,
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
@@ -583,7 +652,8 @@ fn a_qemu_killed_mid_campaign_is_retried_in_a_new_boot_and_nothing_is_lost() {
         .trim()
         .parse()
         .unwrap();
-    assert!(boots > 3, "the killed boot was retried");
+    // The first two boots died; a third served the rest.
+    assert_eq!(boots, 3, "the killed boots were replaced");
     // The same report as without the kill, timing aside.
     let strip = |mut r: Value| {
         r["timing"] = Value::Null;

@@ -27,9 +27,33 @@ pub fn exit(code: u8) -> ! {
 }
 
 /// Starts the kernel with `main` as task 0 and the firmware's interrupt sources. Called by
-/// the code [`entry!`] generates.
+/// the code [`entry!`] generates. A served boot reads each next run's block from QEMU's
+/// standard input ([`next_block`]).
 pub fn run(main: fn(), irqs: &'static [&'static jostle_kernel::Interrupt]) -> ! {
-    jostle_kernel::port::start_with_interrupts(main, &MAIN_STACK, exit, irqs)
+    // A recorded RTT stream is copied out at the boot's end only: one run per boot.
+    let next: Option<jostle_kernel::port::NextBlock> = if cfg!(feature = "rtt") {
+        None
+    } else {
+        Some(next_block)
+    };
+    jostle_kernel::port::start_with_host(main, &MAIN_STACK, exit, irqs, next)
+}
+
+/// Reads a served boot's next block from semihosting's standard input (QEMU's, which the
+/// host writes); `false` when the input ends before a whole block.
+fn next_block(block: &mut [u8; jostle_kernel::config::BLOCK_LEN]) -> bool {
+    use semihosting::io::Read;
+    let Ok(mut input) = semihosting::io::stdin() else {
+        return false;
+    };
+    let mut got = 0;
+    while got < block.len() {
+        match input.read(&mut block[got..]) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => got += n,
+        }
+    }
+    true
 }
 
 /// Defines the firmware's entry point: `entry!(main_task)` runs `main_task` as task 0;

@@ -443,14 +443,16 @@ fn malformed(good_frames: usize) -> JostleError {
     JostleError::StreamCorrupt(format!("malformed frame after {good_frames} good frames"))
 }
 
-/// Finds the frames that start a run (`RunStart`) in a growing rzCOBS stream as it
-/// arrives, for the limits of each run of a boot of several: each complete frame is
-/// unpacked once to read its format index, and a whole frame is decoded only the first
-/// time its index is seen.
+/// Finds the frames that start a run (`RunStart`), or that end one ([`RunStarts::ends`]),
+/// in a growing rzCOBS stream as it arrives, for the limits of each run of a boot of
+/// several: each complete frame is unpacked once to read its format index, and a whole
+/// frame is decoded only the first time its index is seen.
 pub struct RunStarts<'t> {
     table: &'t Table,
+    /// Whether [`RunStarts::scan`] gives the offsets after the frames found.
+    after: bool,
     signature: String,
-    /// Format index → whether it is `RunStart`'s.
+    /// Format index → whether it is the frame looked for.
     known: HashMap<u16, bool>,
     /// Bytes before this offset are whole frames already looked at.
     checked: usize,
@@ -461,13 +463,35 @@ impl<'t> RunStarts<'t> {
     /// A scanner of streams of the firmware whose table is `table`; `None` when the stream
     /// is not rzCOBS-framed (frames cannot be told apart without decoding them all).
     pub fn new(table: &'t Table) -> Option<RunStarts<'t>> {
+        Self::of(table, EventKind::RunStart.format())
+    }
+
+    /// As [`RunStarts::new`], for the frames that end a run (`RunEnd`): [`RunStarts::scan`]
+    /// gives the offset of each frame's end (the next run's first byte).
+    pub fn ends(table: &'t Table) -> Option<RunStarts<'t>> {
+        Self::of(table, EventKind::RunEnd.format()).map(|s| RunStarts { after: true, ..s })
+    }
+
+    /// As [`RunStarts::ends`], for the frames a served boot writes when it waits for the
+    /// next run's block (`side::AWAITING_BLOCK`).
+    pub fn awaiting_block(table: &'t Table) -> Option<RunStarts<'t>> {
+        Self::of(table, side::AWAITING_BLOCK).map(|s| RunStarts { after: true, ..s })
+    }
+
+    fn of(table: &'t Table, format: &str) -> Option<RunStarts<'t>> {
         (table.encoding() == Encoding::Rzcobs).then(|| RunStarts {
             table,
-            signature: signature_of_format(EventKind::RunStart.format()),
+            after: false,
+            signature: signature_of_format(format),
             known: HashMap::new(),
             checked: 0,
             frame: Vec::new(),
         })
+    }
+
+    /// Scans a new stream from its start (format indices already recognised stay known).
+    pub fn rewind(&mut self) {
+        self.checked = 0;
     }
 
     /// Looks at the complete frames of `bytes` (the stream so far; it only grows) not seen
@@ -483,7 +507,7 @@ impl<'t> RunStarts<'t> {
                 break; // the frame is not complete yet
             };
             if !body.is_empty() && self.is_run_start(body) {
-                found.push(at);
+                found.push(if self.after { at + piece.len() } else { at });
             }
             at += piece.len();
         }

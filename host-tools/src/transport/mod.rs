@@ -16,6 +16,7 @@ pub mod hostport;
 pub mod probe;
 pub mod process;
 pub mod qemu;
+pub mod served;
 
 use crate::error::JostleError;
 use crate::trace::elf::Firmware;

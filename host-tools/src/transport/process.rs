@@ -171,7 +171,7 @@ pub fn watch(
 }
 
 /// Kills `child`'s process group and reaps it.
-fn kill(child: &mut Child) {
+pub fn kill(child: &mut Child) {
     kill_group(child.id());
     let _ = child.kill();
     let _ = child.wait();
@@ -301,6 +301,48 @@ pub fn spawn(
     Ok(child)
 }
 
+/// As [`spawn`], from a thread that lives as long as `jostle`: a served QEMU
+/// ([`super::served`]) outlives the worker thread that needed it, and on Linux a child is
+/// killed when the thread that started it ends (see [`own_group`]).
+pub fn spawn_lasting(
+    cmd: std::process::Command,
+    error: impl FnOnce(std::io::Error) -> JostleError,
+) -> Result<Child, JostleError> {
+    type Request = (
+        std::process::Command,
+        std::sync::mpsc::Sender<std::io::Result<Child>>,
+    );
+    static SPAWNER: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Request>>> =
+        std::sync::OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (send, requests) = std::sync::mpsc::channel::<Request>();
+        std::thread::spawn(move || {
+            for (mut cmd, reply) in requests {
+                let _ = reply.send(cmd.spawn());
+            }
+        });
+        std::sync::Mutex::new(send)
+    });
+    // Under the lock: `stop` either sees this process or this call sees the stop.
+    let mut reg = registry();
+    if reg.stopping {
+        return Err(JostleError::Interrupted);
+    }
+    let (reply, answer) = std::sync::mpsc::channel();
+    let gone = || std::io::Error::other("the thread that starts processes is gone");
+    let sent = spawner
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .send((cmd, reply));
+    let child = match sent {
+        Ok(()) => answer.recv().unwrap_or_else(|_| Err(gone())),
+        Err(_) => Err(gone()),
+    }
+    .map_err(error)?;
+    reg.pids.push(child.id());
+    Ok(child)
+}
+
 /// The run processes alive and the temporary directories in use.
 struct Registry {
     stopping: bool,
@@ -317,7 +359,8 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn forget(pid: u32) {
+/// `pid` has exited and been reaped: [`stop`] has nothing to kill there any more.
+pub fn forget(pid: u32) {
     registry().pids.retain(|p| *p != pid);
 }
 

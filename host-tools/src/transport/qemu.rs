@@ -10,18 +10,22 @@ use crate::trace::elf::Firmware;
 use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
 use crate::transport::process::{self, Kill, Limits, Progress};
+use crate::transport::served::Sessions;
 use jostle_kernel::Config;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// QEMU as a transport: a loaded ELF, and how QEMU is started.
+/// QEMU as a transport: a loaded ELF, how QEMU is started, and the served boots that make
+/// its runs ([`super::served`]).
 pub struct QemuTransport {
     /// The firmware.
     pub fw: Firmware,
     /// How QEMU is started (its timeout is each run's limit).
     pub qemu: Qemu,
+    /// The idle served boots (`None`: one boot per run, or per batch of seeds).
+    pub sessions: Option<Sessions>,
 }
 
 impl QemuTransport {
@@ -39,10 +43,12 @@ impl QemuTransport {
             max_output: limits.output,
             ..Qemu::default()
         };
-        Ok(QemuTransport {
-            fw: super::load_firmware(path)?,
-            qemu,
-        })
+        let fw = super::load_firmware(path)?;
+        // `JOSTLE_SERVE=0`: a QEMU boot per run, or per batch of seeds, as before served
+        // boots (to compare, or for a board crate that cannot serve).
+        let serve = std::env::var("JOSTLE_SERVE").map_or(true, |v| v != "0");
+        let sessions = (serve && Sessions::can_serve(&fw)).then(Sessions::default);
+        Ok(QemuTransport { fw, qemu, sessions })
     }
 }
 
@@ -64,6 +70,9 @@ impl Transport for QemuTransport {
                 self.qemu.run_with_block(&self.fw, Some(block))?,
             ),
             None => {
+                if let Some(sessions) = &self.sessions {
+                    return self.served(sessions, Config { runs: 1, ..config });
+                }
                 let raw = self.qemu.run(&self.fw, &config)?;
                 (config, raw)
             }
@@ -72,6 +81,24 @@ impl Transport for QemuTransport {
     }
 
     fn run_boot(&self, first: Config) -> Result<Vec<RunOutcome>, JostleError> {
+        if let Some(sessions) = &self.sessions {
+            // Each seed in turn, all in the served boot: a run with an error is the last.
+            let mut outcomes = Vec::with_capacity(first.runs as usize);
+            for k in 0..first.runs.max(1) {
+                let config = Config {
+                    seed: first.seed.wrapping_add(u64::from(k)),
+                    runs: 1,
+                    ..first.clone()
+                };
+                let outcome = self.served(sessions, config)?;
+                let error = outcome.error.is_some();
+                outcomes.push(outcome);
+                if error {
+                    break;
+                }
+            }
+            return Ok(outcomes);
+        }
         // The limit is on silence, so each run keeps its own (see `Qemu`).
         let raw = self.qemu.run(&self.fw, &first)?;
         Ok(RunOutcome::batch_from_qemu(&self.fw, first, raw))
@@ -201,14 +228,14 @@ impl Qemu {
         self.boot(fw, block, flash, 1)
     }
 
-    /// One boot of `runs` runs (each held to the limits).
-    fn boot(
+    /// The command that boots `fw` with a RAM block file and a flash block file (each
+    /// optional), in a process group of its own, its output piped.
+    pub(super) fn command(
         &self,
         fw: &Firmware,
         block: Option<&std::path::Path>,
         flash: Option<&std::path::Path>,
-        runs: u32,
-    ) -> Result<RawRun, JostleError> {
+    ) -> Result<Command, JostleError> {
         let mut cmd = Command::new(&self.binary);
         cmd.args(["-machine", &self.machine, "-cpu", &self.cpu])
             .args(["-nographic", "-monitor", "none", "-serial", "none"])
@@ -237,17 +264,41 @@ impl Qemu {
             ));
         }
         process::own_group(&mut cmd)
-            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        Ok(cmd)
+    }
+
+    /// Starts a command made by [`Qemu::command`].
+    fn spawn(&self, cmd: &mut Command) -> Result<std::process::Child, JostleError> {
+        process::spawn(cmd, |e| self.not_started(e))
+    }
+
+    /// Starts a command made by [`Qemu::command`] that may outlive the calling thread.
+    pub(super) fn spawn_lasting(&self, cmd: Command) -> Result<std::process::Child, JostleError> {
+        process::spawn_lasting(cmd, |e| self.not_started(e))
+    }
+
+    fn not_started(&self, e: std::io::Error) -> JostleError {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            JostleError::QemuMissing(self.binary.clone())
+        } else {
+            JostleError::io(format!("starting {}", self.binary), e)
+        }
+    }
+
+    /// One boot of `runs` runs (each held to the limits).
+    fn boot(
+        &self,
+        fw: &Firmware,
+        block: Option<&std::path::Path>,
+        flash: Option<&std::path::Path>,
+        runs: u32,
+    ) -> Result<RawRun, JostleError> {
+        let mut cmd = self.command(fw, block, flash)?;
+        cmd.stdin(Stdio::null());
         let started = Instant::now();
-        let mut child = process::spawn(&mut cmd, |e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                JostleError::QemuMissing(self.binary.clone())
-            } else {
-                JostleError::io(format!("starting {}", self.binary), e)
-            }
-        })?;
+        let mut child = self.spawn(&mut cmd)?;
         let out = child.stdout.take().expect("piped stdout");
         let mut err = child.stderr.take().expect("piped stderr");
         // Each run's limits hold from its `RunStart` frame; where runs cannot be told apart
@@ -298,6 +349,31 @@ impl Qemu {
             stderr,
             wall: started.elapsed(),
         })
+    }
+}
+
+impl QemuTransport {
+    /// One run in a served boot.
+    fn served(&self, sessions: &Sessions, config: Config) -> Result<RunOutcome, JostleError> {
+        let served = sessions.run(&self.qemu, &self.fw, &config)?;
+        let (items, mut ending) = decode_boot(&self.fw, &served.raw);
+        if served.served_on {
+            // The boot goes on: as for a run of a boot that reset after it, its exit code
+            // is its verdict's.
+            ending.exit_code = items.iter().find_map(|i| match i {
+                Item::Event(jostle_kernel::Event::RunEnd { verdict, .. }) => {
+                    jostle_kernel::Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
+                }
+                _ => None,
+            });
+        }
+        Ok(RunOutcome::from_items(
+            Port::Qemu,
+            config,
+            items,
+            Some(&self.fw),
+            ending,
+        ))
     }
 }
 

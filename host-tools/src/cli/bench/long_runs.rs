@@ -1,24 +1,23 @@
-//! `jostle bench`: what a campaign pays on QEMU. Runs per second in boots of
-//! [`BATCH`] (as campaigns make them), and one long full-trace run: QEMU's own time against
-//! decoding and prediction, at two lengths (the cost must grow linearly with the trace).
+//! `jostle bench`: what a campaign pays on QEMU. Runs per second in jobs of [`BATCH`]
+//! seeds made by the transport (as campaigns make them: served by one QEMU), and one long
+//! full-trace run: QEMU's own time against decoding and prediction, at two lengths (the
+//! cost must grow linearly with the trace).
 
 use super::BenchArgs;
 use anyhow::bail;
 use jostle_host_tools::engine::campaign::BATCH;
 use jostle_host_tools::trace::elf::Firmware;
-use jostle_host_tools::transport::qemu::Qemu;
-use jostle_host_tools::transport::{Limits, Runner};
+use jostle_host_tools::transport::Limits;
+use jostle_host_tools::transport::qemu::{Qemu, QemuTransport};
 use jostle_host_tools::{JostleError, RunOutcome};
 use jostle_kernel::{Config, TraceLevel};
 use std::time::{Duration, Instant};
 
-/// Runs per second of `fw` in boots of [`BATCH`] runs, results-level trace, Random.
+/// Runs per second of `fw` in jobs of [`BATCH`] seeds, results-level trace, Random, and
+/// the QEMU boots they took.
 pub(crate) fn batch_runs(fw: &Firmware, args: &BenchArgs) -> anyhow::Result<()> {
-    let runner = Runner::with_limits(
-        fw.path.clone(),
-        false,
-        Limits::quiet(Duration::from_secs(20)),
-    )?;
+    use jostle_host_tools::transport::Transport;
+    let runner = QemuTransport::load_limited(&fw.path, Limits::quiet(Duration::from_secs(20)))?;
     let config = Config {
         trace: TraceLevel::Results,
         runs: 1,
@@ -40,8 +39,12 @@ pub(crate) fn batch_runs(fw: &Firmware, args: &BenchArgs) -> anyhow::Result<()> 
         }
         done += n;
     }
+    let boots = runner.sessions.as_ref().map_or_else(
+        || format!("a boot per {BATCH}"),
+        |s| format!("{} QEMU boot(s), served", s.boots()),
+    );
     println!(
-        "qemu batch   {:<28} {:>7.1} runs/s on one core ({runs} runs in boots of {BATCH}, trace=results; goal >= 3000)",
+        "qemu batch   {:<28} {:>7.1} runs/s on one core ({runs} runs in jobs of {BATCH}, {boots}, trace=results; goal >= 3000)",
         name(fw),
         f64::from(runs) / started.elapsed().as_secs_f64()
     );

@@ -99,6 +99,24 @@ pub fn batch_index(crc: u32, runs: u32) -> u32 {
     }
 }
 
+/// Puts the block the host sent for a served boot's next run in the RAM block's place, for
+/// the restart. When its checksum holds, the restart is the boot's next run (which then
+/// does not check the checksum again); otherwise it is a first run, which refuses the block.
+pub fn serve(block: &[u8; BLOCK_LEN]) {
+    let ram = &raw mut JOSTLE_CONFIG as *mut u32;
+    for (i, w) in block.chunks_exact(4).enumerate() {
+        let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        // SAFETY: the RAM block is BLOCK_LEN bytes of word-aligned RAM only the host and
+        // this function write.
+        unsafe { ram.add(i).write_volatile(word) };
+    }
+    if let Some(crc) = crate::config::block_checksum(block) {
+        // Any run index above 0: the next run is not the boot's first. A served run's
+        // seed and reported index are its block's (see `run_index`).
+        set_next_run(crc, 1);
+    }
+}
+
 /// Leaves run `next` of the block with checksum `crc` for the restart.
 pub fn set_next_run(crc: u32, next: u32) {
     // SAFETY: as in `batch_index`.

@@ -13,7 +13,7 @@ mod fault;
 mod nvic;
 
 use super::{CANARY, CANARY_WORDS};
-use crate::config::MAX_ARGS;
+use crate::config::{MAX_ARGS, SERVED};
 use crate::event::IRQ_CONTEXT;
 use crate::event::{Event, Verdict};
 use crate::interrupt::Interrupt;
@@ -75,9 +75,8 @@ struct Kernel {
     args: crate::fixed::Vec<u32, MAX_ARGS>,
     /// The declared test this run runs (`Config::test`).
     test: u32,
-    exit: fn(u8) -> !,
-    /// The declared interrupt sources (index = the core's source number).
-    irqs: &'static [&'static Interrupt],
+    /// What the board gave [`start_with_host`].
+    boot: Boot,
     /// This run's index among the block's runs per boot, their number, and the block's
     /// checksum (which tags the state kept across the reset between runs).
     run: u32,
@@ -111,8 +110,9 @@ unsafe impl Sync for KernelCell {}
 #[unsafe(link_section = ".uninit.JOSTLE_KERNEL")]
 static KERNEL: KernelCell = KernelCell(UnsafeCell::new(MaybeUninit::uninit()));
 
-/// Which block's runs left a whole [`Kernel`] in [`KERNEL`] ([`kernel_owner`]), so that the
-/// next run of the boot restarts it in place ([`Kernel::restart`]) instead of building one.
+/// Whether this image left a whole [`Kernel`] in [`KERNEL`] ([`kernel_owner`]), so that
+/// the next run of the boot restarts it in place ([`Kernel::restart`]) instead of building
+/// one.
 struct OwnerCell(UnsafeCell<u32>);
 
 // SAFETY: as for `Global`.
@@ -121,56 +121,58 @@ unsafe impl Sync for OwnerCell {}
 #[unsafe(link_section = ".uninit.JOSTLE_KERNEL_OWNER")]
 static KERNEL_OWNER: OwnerCell = OwnerCell(UnsafeCell::new(0));
 
-/// The owner word of a kernel started from the block with checksum `crc` by this image
-/// (the kernel's size stands for its layout: RAM may survive a reflash).
-fn kernel_owner(crc: u32) -> u32 {
-    crc ^ 0x4B52_4E4C ^ core::mem::size_of::<Kernel>() as u32
+/// The owner word of a kernel started by this image (the kernel's size stands for its
+/// layout: RAM may survive a reflash). With a run index above 0, which only the previous
+/// run of this boot leaves (`boot::set_next_run`), it says the kernel in `.uninit` is whole.
+fn kernel_owner() -> u32 {
+    0x4B52_4E4C ^ core::mem::size_of::<Kernel>() as u32
 }
 
 impl Kernel {
     /// Run `run` of `config` on the kernel the last run of this boot left: every field set
     /// again, as a new one would be, without building one and copying it into place.
-    fn restart(
-        &mut self,
-        config: &crate::config::Config,
-        run: u32,
-        guarded: bool,
-        exit: fn(u8) -> !,
-        irqs: &'static [&'static Interrupt],
-    ) {
+    fn restart(&mut self, config: &crate::config::Config, run: u32, crc: u32, boot: Boot) {
         // Named field by field, with no `..`: a field added to `Kernel` must be set here.
         let Kernel {
             core,
             sp,
             stacks,
             current,
-            guarded: was_guarded,
+            guarded,
             args,
             test,
-            exit: was_exit,
-            irqs: was_irqs,
+            boot: was_boot,
             run: was_run,
             runs,
-            crc: _, // the owner check made it this block's
+            crc: was_crc,
         } = self;
         let used = core.tasks_used();
-        core.restart(config, run);
+        core.restart(config, run_index(config, run));
         sp[..used].fill(0);
         stacks[..used].fill((0, 0));
         *current = 0;
-        *was_guarded = guarded;
+        // SAFETY: before the first task, in privileged thread mode.
+        *guarded = unsafe { arch::guard_init() };
         args.clear();
         let _ = args.extend_from_slice(&config.args);
         *test = config.test;
-        *was_exit = exit;
-        *was_irqs = irqs;
+        *was_boot = boot;
         *was_run = run;
         *runs = config.runs;
+        *was_crc = crc;
     }
 }
 
+/// The index a run reports (`RunStart`): its place among its block's runs. A served run
+/// is its block's only one.
+fn run_index(config: &crate::config::Config, run: u32) -> u32 {
+    if config.runs == SERVED { 0 } else { run }
+}
+
 /// Ends the run with exit code `code`: resets the CPU for the next run of the boot when
-/// one is left (the host reads every run from one stream), else exits.
+/// one is left (the host reads every run from one stream), else exits. A served boot's
+/// next run is the block the host sends; from a fault handler a served boot exits (a
+/// system reset would bring back the boot's first block).
 ///
 /// # Safety
 /// The kernel must be started.
@@ -181,23 +183,37 @@ unsafe fn finish(code: u8) -> ! {
         let k = kernel();
         // Startup code writes all of RAM again, the guarded stack included.
         arch::guard_off();
-        if (*k).run + 1 < (*k).runs {
+        let from_task = cortex_m::register::control::read().spsel()
+            == cortex_m::register::control::Spsel::Psp
+            && cortex_m::peripheral::SCB::vect_active()
+                == cortex_m::peripheral::scb::VectActive::ThreadMode;
+        let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
+        if (*k).runs == SERVED {
+            defmt::flush();
+            if from_task && let Some(next_block) = (*k).boot.next_block {
+                // `event::side::AWAITING_BLOCK`: the host may send the block (a boot that
+                // exits instead leaves it its exit code to check the verdict against).
+                defmt::println!("J awaiting-block");
+                defmt::flush();
+                let mut block = [0u8; crate::config::BLOCK_LEN];
+                if next_block(&mut block) {
+                    boot::serve(&block);
+                    arch::restart(vtor);
+                }
+            }
+        } else if (*k).run + 1 < (*k).runs {
             boot::set_next_run((*k).crc, (*k).run + 1);
             defmt::flush();
             // From a task: restart the program in place (fast under QEMU). From a fault
             // handler: a real system reset, which also leaves the exception.
-            if cortex_m::register::control::read().spsel()
-                == cortex_m::register::control::Spsel::Psp
-                && cortex_m::peripheral::SCB::vect_active()
-                    == cortex_m::peripheral::scb::VectActive::ThreadMode
-            {
-                arch::restart((*cortex_m::peripheral::SCB::PTR).vtor.read());
+            if from_task {
+                arch::restart(vtor);
             }
             cortex_m::peripheral::SCB::sys_reset();
         }
         boot::consume_ram_block();
         defmt::flush();
-        ((*k).exit)(code)
+        ((*k).boot.exit)(code)
     }
 }
 
@@ -233,6 +249,35 @@ pub fn start_with_interrupts<const BYTES: usize>(
     exit: fn(u8) -> !,
     irqs: &'static [&'static Interrupt],
 ) -> ! {
+    start_with_host(main, stack, exit, irqs, None)
+}
+
+/// Reads the next run's configuration block from the host into the buffer (a served boot,
+/// [`SERVED`]); `false` when the host's input has ended.
+pub type NextBlock = fn(&mut [u8; crate::config::BLOCK_LEN]) -> bool;
+
+/// What the board gives the kernel for the whole boot.
+#[derive(Clone, Copy)]
+struct Boot {
+    /// Ends the boot with a process exit code.
+    exit: fn(u8) -> !,
+    /// The declared interrupt sources (index = the core's source number).
+    irqs: &'static [&'static Interrupt],
+    /// Where a served boot's next block comes from (`None`: the board has no channel from
+    /// the host, and a served boot ends after its first run).
+    next_block: Option<NextBlock>,
+}
+
+/// [`start_with_interrupts`], on a board that can read blocks from the host as the runs
+/// go: a block with `runs` [`SERVED`] has the board read each next run's block with
+/// `next_block`, so that one boot serves any number of runs.
+pub fn start_with_host<const BYTES: usize>(
+    main: fn(),
+    stack: &'static crate::stack::Stack<BYTES>,
+    exit: fn(u8) -> !,
+    irqs: &'static [&'static Interrupt],
+    next_block: Option<NextBlock>,
+) -> ! {
     if irqs.len() > MAX_IRQS || !nvic::init(irqs) {
         panic!(
             "at most {} interrupt sources, with no more distinct priorities than the NVIC implements",
@@ -253,31 +298,34 @@ pub fn start_with_interrupts<const BYTES: usize>(
     };
     let (base, size) = stack.region();
     let run = boot::batch_index(crc, config.runs);
-    config.seed = config.seed.wrapping_add(u64::from(run));
+    config.seed = config.seed.wrapping_add(u64::from(run_index(&config, run)));
+    let boot = Boot {
+        exit,
+        irqs,
+        next_block,
+    };
     // SAFETY: single-threaded boot; nothing else refers to the kernel yet.
     unsafe {
-        // SAFETY: before the first task, in privileged thread mode.
-        let guarded = arch::guard_init();
         let owner = KERNEL_OWNER.0.get();
-        if run > 0 && owner.read_volatile() == kernel_owner(crc) {
+        if run > 0 && owner.read_volatile() == kernel_owner() {
             // A warm restart: the last run of this boot left a whole kernel in `.uninit`.
-            (*kernel()).restart(&config, run, guarded, exit, irqs);
+            (*kernel()).restart(&config, run, crc, boot);
         } else {
             (*KERNEL.0.get()).write(Kernel {
-                core: Core::new(&config, run, DefmtSink),
+                core: Core::new(&config, run_index(&config, run), DefmtSink),
                 sp: [0; MAX_TASKS],
                 stacks: [(0, 0); MAX_TASKS],
                 current: 0,
-                guarded,
+                // SAFETY: before the first task, in privileged thread mode.
+                guarded: arch::guard_init(),
                 args: config.args.clone(),
                 test: config.test,
-                exit,
-                irqs,
+                boot,
                 run,
                 runs: config.runs,
                 crc,
             });
-            owner.write_volatile(kernel_owner(crc));
+            owner.write_volatile(kernel_owner());
         }
         *GLOBAL.started.get() = true;
         prepare(0, base, size, main);
@@ -442,7 +490,7 @@ fn fire(i: u8) {
     // reference outlives a call.
     unsafe {
         let k = kernel();
-        let irq = (*k).irqs[i as usize].irq;
+        let irq = (*k).boot.irqs[i as usize].irq;
         let before = (*k).core.irq_entries();
         nvic::fire(irq);
         if (*k).core.irq_entries() == before {
@@ -464,12 +512,12 @@ pub fn dispatch_irq(irqn: i16) {
     unsafe {
         let k = kernel();
         nvic::disable(irqn as u16);
-        let Some(i) = (*k).irqs.iter().position(|q| q.irq == irqn as u16) else {
+        let Some(i) = (*k).boot.irqs.iter().position(|q| q.irq == irqn as u16) else {
             return;
         };
         let by = (*k).current;
         (*k).current = (*k).core.irq_enter(i as u8, by);
-        ((*k).irqs[i].handler)();
+        ((*k).boot.irqs[i].handler)();
         (*k).core.irq_exit(i as u8);
         (*k).current = by;
     }
@@ -478,7 +526,7 @@ pub fn dispatch_irq(irqn: i16) {
 /// The index of a declared source (firmware passes its sources to `firmware!`).
 pub fn irq_index(q: &'static Interrupt) -> u8 {
     // SAFETY: read-only access to the table set at start.
-    let irqs = unsafe { (*kernel()).irqs };
+    let irqs = unsafe { (*kernel()).boot.irqs };
     match irqs.iter().position(|d| core::ptr::eq(*d, q)) {
         Some(i) => i as u8,
         None => panic!("an interrupt source not declared in firmware!(.., interrupts: [..])"),

@@ -1,0 +1,280 @@
+//! Served QEMU boots: one QEMU runs run after run, so that a campaign's runs do not each
+//! pay a QEMU start (some 20 ms, against a fraction of a millisecond for a small run).
+//!
+//! A boot starts with its first run's block in RAM (`-device loader`), `runs` set to
+//! [`SERVED`]. When a run ends, the firmware reads the next run's whole block from
+//! semihosting's standard input, which is QEMU's, and restarts with it (the kernel's warm
+//! restart). The host writes that block when it wants the next run, and knows a run is
+//! over from its `RunEnd` frame followed by the firmware's word that it waits for the next
+//! block (`side::AWAITING_BLOCK`; a boot that ends with its run exits instead, and its exit
+//! code is checked against the run's verdict). Each run keeps its own limits: a run that goes silent,
+//! lasts too long or writes too much is killed with its QEMU, and the next run boots a new
+//! one. A boot also ends after a fault (the firmware exits rather than reset, which would
+//! bring back the first block) and when the transport is dropped (its input closes, the
+//! firmware exits). Idle boots wait in a pool, one per worker at most.
+
+use super::qemu::{Qemu, RawRun};
+use crate::error::JostleError;
+use crate::trace::decode::RunStarts;
+use crate::trace::elf::Firmware;
+use crate::transport::process::{self, BlockDir};
+use jostle_kernel::Config;
+use jostle_kernel::config::SERVED;
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// The idle served boots of one firmware.
+#[derive(Default)]
+pub struct Sessions {
+    idle: Mutex<Vec<Session>>,
+    /// QEMU processes started so far (for the benchmark and the tests).
+    boots: std::sync::atomic::AtomicU64,
+}
+
+/// One served boot.
+struct Session {
+    child: Child,
+    input: Option<ChildStdin>,
+    /// The firmware's output, in chunks as they come; disconnected when QEMU has closed it.
+    output: Receiver<Vec<u8>>,
+    /// Reads what QEMU writes on stderr; gives its first MiB when QEMU has exited.
+    stderr: Option<std::thread::JoinHandle<String>>,
+    /// Bytes read past the last run's end (none, with the firmware waiting for a block).
+    pending: Vec<u8>,
+    /// The first run's block file (QEMU reads it again on a system reset).
+    _block: BlockDir,
+}
+
+/// How a served run ended.
+pub struct Served {
+    /// The run's bytes and how its QEMU ended (`exit_code` only if it ended with the run).
+    pub raw: RawRun,
+    /// The run ended with its `RunEnd` frame and its QEMU waits for the next block.
+    pub served_on: bool,
+}
+
+impl Sessions {
+    /// Whether runs of `fw` can be served: its stream shows where each run ends (rzCOBS).
+    pub fn can_serve(fw: &Firmware) -> bool {
+        RunStarts::ends(&fw.table).is_some()
+    }
+
+    /// QEMU processes these sessions have started.
+    pub fn boots(&self) -> u64 {
+        self.boots.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Makes one run of `fw` under `config` in an idle served boot, or a new one.
+    pub fn run(&self, qemu: &Qemu, fw: &Firmware, config: &Config) -> Result<Served, JostleError> {
+        let block = Config {
+            runs: SERVED,
+            ..config.clone()
+        };
+        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        if let Some(mut session) = idle {
+            // A boot that died while idle (stopped, or a firmware that cannot serve and
+            // exited after its first run) has taken no block, or gives nothing back.
+            if session.send(&block).is_ok() {
+                let served = session.collect(qemu, fw)?;
+                if served.served_on || !served.raw.stdout.is_empty() {
+                    return Ok(self.keep(session, served));
+                }
+            }
+            session.end();
+        }
+        let mut session = self.boot(qemu, fw, &block)?;
+        let served = session.collect(qemu, fw)?;
+        Ok(self.keep(session, served))
+    }
+
+    /// Puts `session` back in the pool if it serves on, else ends it.
+    fn keep(&self, session: Session, served: Served) -> Served {
+        if served.served_on {
+            self.idle
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(session);
+        } else {
+            session.end();
+        }
+        served
+    }
+
+    /// Boots `fw` with `block` as its first run's.
+    fn boot(&self, qemu: &Qemu, fw: &Firmware, block: &Config) -> Result<Session, JostleError> {
+        let (dir, file) = process::block_file(block)?;
+        let mut cmd = qemu.command(fw, Some(&file), None)?;
+        cmd.stdin(Stdio::piped());
+        let mut child = qemu.spawn_lasting(cmd)?;
+        self.boots
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let input = child.stdin.take();
+        let mut out = child.stdout.take().expect("piped stdout");
+        let mut err = child.stderr.take().expect("piped stderr");
+        let (send, output) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut chunk = vec![0u8; 64 << 10];
+            loop {
+                match out.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if send.send(chunk[..n].to_vec()).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = (&mut err).take(1 << 20).read_to_end(&mut buf);
+            // Whatever QEMU writes past 1 MiB is not kept, but QEMU must not block.
+            let _ = std::io::copy(&mut err, &mut std::io::sink());
+            String::from_utf8_lossy(&buf).into_owned()
+        });
+        Ok(Session {
+            child,
+            input,
+            output,
+            stderr: Some(stderr),
+            pending: Vec::new(),
+            _block: dir,
+        })
+    }
+}
+
+impl Drop for Sessions {
+    fn drop(&mut self) {
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        for session in idle {
+            session.end();
+        }
+    }
+}
+
+impl Session {
+    /// Sends the next run's block.
+    fn send(&mut self, block: &Config) -> std::io::Result<()> {
+        let input = self.input.as_mut().ok_or(std::io::ErrorKind::BrokenPipe)?;
+        input.write_all(&block.encode())?;
+        input.flush()
+    }
+
+    /// Reads the current run's output to its `RunEnd` frame and the firmware's word that
+    /// it waits for the next block, or until QEMU ends (the run ended the boot: its exit
+    /// code is checked against the verdict) or a limit kills it.
+    fn collect(&mut self, qemu: &Qemu, fw: &Firmware) -> Result<Served, JostleError> {
+        let started = Instant::now();
+        let mut last_output = started;
+        let framed = "a served firmware frames its stream";
+        let mut ends = RunStarts::ends(&fw.table).expect(framed);
+        let mut awaits = RunStarts::awaiting_block(&fw.table).expect(framed);
+        let mut stdout = std::mem::take(&mut self.pending);
+        // Frame delimiters before the run's first frame belong to no run (a boot that
+        // exits after a fault writes some after its last `RunEnd`).
+        let unframed = |bytes: &mut Vec<u8>| {
+            if bytes.iter().all(|b| *b == 0) {
+                bytes.clear();
+            }
+        };
+        unframed(&mut stdout);
+        let mut over_limit = None;
+        let mut timed_out = false;
+        let mut end = None;
+        let mut served_on = None;
+        loop {
+            end = end.or_else(|| ends.scan(&stdout).first().copied());
+            let written = end.unwrap_or(stdout.len()) as u64;
+            if written > qemu.max_output {
+                over_limit = Some(qemu.max_output);
+                let keep = usize::try_from(qemu.max_output).unwrap_or(usize::MAX);
+                stdout.truncate(keep.saturating_add(1));
+                break;
+            }
+            if let Some(end) = end {
+                served_on = awaits.scan(&stdout).into_iter().find(|at| *at > end);
+            }
+            if served_on.is_some() {
+                break;
+            }
+            if process::stopping() {
+                process::kill(&mut self.child);
+                return Err(JostleError::Interrupted);
+            }
+            let now = Instant::now();
+            let quiet = qemu.timeout.saturating_sub(now - last_output);
+            let wall = qemu.run_limit.saturating_sub(now - started);
+            if quiet.is_zero() || wall.is_zero() {
+                timed_out = true;
+                break;
+            }
+            // A short tick, so that a stop is seen soon.
+            match self
+                .output
+                .recv_timeout(quiet.min(wall).min(Duration::from_millis(20)))
+            {
+                Ok(chunk) => {
+                    stdout.extend_from_slice(&chunk);
+                    unframed(&mut stdout);
+                    last_output = Instant::now();
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        if let (Some(end), Some(next)) = (end, served_on) {
+            self.pending = stdout.split_off(next);
+            stdout.truncate(end);
+            return Ok(Served {
+                raw: RawRun {
+                    stdout,
+                    exit_code: None,
+                    timed_out: false,
+                    over_limit: None,
+                    stderr: String::new(),
+                    wall: started.elapsed(),
+                },
+                served_on: true,
+            });
+        }
+        // The boot ends with this run: killed at a limit, or QEMU exited.
+        let exit_code = if timed_out || over_limit.is_some() {
+            process::kill(&mut self.child);
+            None
+        } else {
+            self.input = None;
+            let code = self.child.wait().ok().and_then(|s| s.code());
+            process::forget(self.child.id());
+            if code.is_none() && process::stopping() {
+                return Err(JostleError::Interrupted);
+            }
+            code
+        };
+        // QEMU has exited or been killed: its stderr is closed.
+        let stderr = self
+            .stderr
+            .take()
+            .and_then(|r| r.join().ok())
+            .unwrap_or_default();
+        Ok(Served {
+            raw: RawRun {
+                stdout,
+                exit_code,
+                timed_out,
+                over_limit,
+                stderr,
+                wall: started.elapsed(),
+            },
+            served_on: false,
+        })
+    }
+
+    /// Ends the boot: its input closes (the firmware exits) and QEMU is killed and reaped.
+    fn end(mut self) {
+        self.input = None;
+        process::kill(&mut self.child);
+    }
+}
