@@ -28,8 +28,8 @@ use crate::irq::{
 };
 use crate::vc::{CS_CLASS, CS_LOCK};
 
-/// Interrupt sources the kernel supports (`sched::irq::MAX_IRQS`): enabling one source while
-/// all are masked leaves these others masked.
+/// Interrupt sources the kernel supports at most (`sched::irq::MAX_IRQS` with `irqs-32`):
+/// enabling one source while all are masked leaves these others masked.
 const MAX_IRQS: u8 = 32;
 
 /// An interned lockset id (0 is the empty set).

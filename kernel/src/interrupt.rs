@@ -2,8 +2,34 @@
 //! and its handler. Plain data below every other layer; the scheduler's model of them is in
 //! `sched::irq`, the operations on them (request, mask) in the primitives.
 
-/// Most interrupt sources a firmware declares.
+/// Most interrupt sources a firmware declares: 8, or 16 / 32 with the cargo feature
+/// `irqs-16` / `irqs-32` (of `jostle`, or `jostle-kernel`). Each source costs some 40 bytes
+/// of kernel state (its firing state and its handler's triple windows) whether declared or
+/// not.
+#[cfg(feature = "irqs-32")]
 pub const MAX_IRQS: usize = 32;
+/// Most interrupt sources a firmware declares (see the default's documentation).
+#[cfg(all(feature = "irqs-16", not(feature = "irqs-32")))]
+pub const MAX_IRQS: usize = 16;
+/// Most interrupt sources a firmware declares (see the default's documentation).
+#[cfg(not(any(feature = "irqs-16", feature = "irqs-32")))]
+pub const MAX_IRQS: usize = 8;
+
+/// Refuses (panics, before any task runs) a firmware that declares more interrupt sources
+/// than [`MAX_IRQS`], naming the feature that raises the limit.
+pub fn check_declared(n: usize) {
+    if n > MAX_IRQS {
+        match MAX_IRQS {
+            8 => panic!(
+                "{n} interrupt sources declared, at most 8 (the feature `irqs-16` of `jostle` raises it)"
+            ),
+            16 => panic!(
+                "{n} interrupt sources declared, at most 16 (the feature `irqs-32` of `jostle` raises it)"
+            ),
+            _ => panic!("{n} interrupt sources declared, at most {MAX_IRQS}"),
+        }
+    }
+}
 
 /// How a source may fire (see `sched::irq`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,5 +90,21 @@ impl Interrupt {
             },
             handler,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_limit_is_the_declared_count() {
+        check_declared(MAX_IRQS);
+    }
+
+    #[test]
+    #[should_panic(expected = "at most 8 (the feature `irqs-16` of `jostle` raises it)")]
+    fn one_source_too_many_names_the_feature_that_raises_the_limit() {
+        check_declared(MAX_IRQS + 1);
     }
 }

@@ -278,11 +278,9 @@ pub fn start_with_host<const BYTES: usize>(
     irqs: &'static [&'static Interrupt],
     next_block: Option<NextBlock>,
 ) -> ! {
-    if irqs.len() > MAX_IRQS || !nvic::init(irqs) {
-        panic!(
-            "at most {} interrupt sources, with no more distinct priorities than the NVIC implements",
-            MAX_IRQS
-        );
+    crate::interrupt::check_declared(irqs.len());
+    if !nvic::init(irqs) {
+        panic!("no more distinct interrupt priorities than the NVIC implements");
     }
     let mut config = crate::config::Config::default();
     let crc = match boot::read_config(&mut config) {

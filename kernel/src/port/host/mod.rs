@@ -180,6 +180,7 @@ pub fn run(main: fn()) -> ! {
 /// [`run`], with the firmware's interrupt sources: their handlers are called in place when
 /// the scheduler fires them, with the same decisions as on the device.
 pub fn run_with_interrupts(main: fn(), irqs: &'static [&'static Interrupt]) -> ! {
+    crate::interrupt::check_declared(irqs.len());
     let config = match read_config() {
         Ok(c) => c,
         Err(rejected) => {
