@@ -45,7 +45,7 @@ pub(crate) struct RunArgs {
     /// board does at power-up after `jostle flash-config` (the options' block is not used).
     #[arg(long, conflicts_with_all = ["config_file", "host", "runs", "probe"])]
     pub(crate) flash_config: Option<PathBuf>,
-    /// Run this many consecutive seeds (several per QEMU boot) and print one verdict line
+    /// Run this many consecutive seeds (one QEMU serves them all) and print one verdict line
     /// (or, with --json, one summary object) per run; exits with the first failure's code.
     #[arg(long, default_value_t = 1, conflicts_with = "config_file", value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) runs: u32,
