@@ -266,6 +266,43 @@ impl Slot {
     }
 }
 
+/// One operation of each kind, in declaration order (for tests).
+#[cfg(test)]
+pub(crate) fn one_of_each() -> [Op; 21] {
+    [
+        Op::Start,
+        Op::Spawn { s: 1, child: 1 },
+        Op::Join { s: 1, child: 1 },
+        Op::Read { s: 1, a: 2 },
+        Op::Write { s: 1, a: 2 },
+        Op::Update { s: 1, a: 2 },
+        Op::Acquire { s: 1, l: 2, c: 3 },
+        Op::Release { s: 1, l: 2 },
+        Op::AtomicEnter { s: 1 },
+        Op::AtomicExit { s: 1 },
+        Op::Signal { s: 1, g: 2 },
+        Op::Wait { s: 1, g: 2 },
+        Op::CsEnter,
+        Op::CsExit,
+        Op::Yield { s: 1 },
+        Op::FrameEnter { s: 1 },
+        Op::FrameExit { s: 1 },
+        Op::IrqRequest { s: 1, i: 0 },
+        Op::IrqMask {
+            s: 1,
+            i: 0,
+            on: true,
+        },
+        Op::PrioMask { s: 1, level: 2 },
+        Op::AtomicAccess {
+            s: 1,
+            a: 2,
+            kind: AtomicKind::Rmw,
+            ord: 4,
+        },
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,38 +311,7 @@ mod tests {
     /// accesses and yields have a lean bit.
     #[test]
     fn the_tag_is_the_discriminant_and_lean_bits_are_the_lean_sites() {
-        let ops = [
-            Op::Start,
-            Op::Spawn { s: 1, child: 1 },
-            Op::Join { s: 1, child: 1 },
-            Op::Read { s: 1, a: 2 },
-            Op::Write { s: 1, a: 2 },
-            Op::Update { s: 1, a: 2 },
-            Op::Acquire { s: 1, l: 2, c: 3 },
-            Op::Release { s: 1, l: 2 },
-            Op::AtomicEnter { s: 1 },
-            Op::AtomicExit { s: 1 },
-            Op::Signal { s: 1, g: 2 },
-            Op::Wait { s: 1, g: 2 },
-            Op::CsEnter,
-            Op::CsExit,
-            Op::Yield { s: 1 },
-            Op::FrameEnter { s: 1 },
-            Op::FrameExit { s: 1 },
-            Op::IrqRequest { s: 1, i: 0 },
-            Op::IrqMask {
-                s: 1,
-                i: 0,
-                on: true,
-            },
-            Op::PrioMask { s: 1, level: 2 },
-            Op::AtomicAccess {
-                s: 1,
-                a: 2,
-                kind: AtomicKind::Rmw,
-                ord: 4,
-            },
-        ];
+        let ops = one_of_each();
         for (i, op) in ops.iter().enumerate() {
             // SAFETY: a `repr(u32)` enum starts with its `u32` tag.
             let tag = unsafe { *(op as *const Op as *const u32) };

@@ -22,37 +22,7 @@ fn core(seed: u64) -> Core<Rec> {
 
 #[test]
 fn op_level_is_its_event_level() {
-    let ops = [
-        Op::Start,
-        Op::Spawn { s: 1, child: 1 },
-        Op::Join { s: 1, child: 1 },
-        Op::Read { s: 1, a: 2 },
-        Op::Write { s: 1, a: 2 },
-        Op::Update { s: 1, a: 2 },
-        Op::Acquire { s: 1, l: 2, c: 3 },
-        Op::Release { s: 1, l: 2 },
-        Op::AtomicEnter { s: 1 },
-        Op::AtomicExit { s: 1 },
-        Op::Signal { s: 1, g: 2 },
-        Op::Wait { s: 1, g: 2 },
-        Op::CsEnter,
-        Op::CsExit,
-        Op::Yield { s: 1 },
-        Op::FrameEnter { s: 1 },
-        Op::FrameExit { s: 1 },
-        Op::AtomicAccess {
-            s: 1,
-            a: 2,
-            kind: crate::op::AtomicKind::Rmw,
-            ord: 4,
-        },
-        Op::AtomicAccess {
-            s: 1,
-            a: 2,
-            kind: crate::op::AtomicKind::Cas,
-            ord: 4,
-        },
-    ];
+    let ops = crate::op::one_of_each();
     for op in ops {
         if let Some(event) = op.event(0) {
             assert_eq!(op.level(), event.level(), "{op:?}");
