@@ -55,42 +55,12 @@ pub enum Next {
 /// the scheduler's).
 const INPUT_STREAM: u64 = 0x1A9D_7E5C_0B3F_4C21;
 
-/// The scheduler state of one run.
+/// The scheduler state of one run. `repr(C)`, the lean path's fields first: whatever the
+/// size of the task table and of the strategies' per-task tables behind them, each is
+/// in reach of one load's 12-bit offset from the kernel's address (past 4 KiB, every
+/// access took one more instruction to form the offset).
+#[repr(C)]
 pub struct Core<K: Sink> {
-    slots: [Slot; MAX_TASKS],
-    /// Held locks and their holders.
-    locks: crate::fixed::LinearMap<u32, TaskId, MAX_LOCKS>,
-    /// Pending signal counts (entries with count 0 are removed).
-    signals: crate::fixed::LinearMap<u32, u32, MAX_LOCKS>,
-    cs_holder: Option<TaskId>,
-    steps: u32,
-    step_limit: u32,
-    trace: TraceLevel,
-    rng: SchedRng,
-    /// The firmware's inputs ([`Core::input`]): a stream of its own, so that drawing an
-    /// input never changes a scheduling decision.
-    inputs: SchedRng,
-    strategy: AnyStrategy,
-    /// Tasks stopped before a pending operation (kept with the slots, so that the enabled
-    /// set is found without scanning them).
-    stopped: TaskSet,
-    /// Stopped tasks whose operation can be disabled (acquire, join, wait, critical-section
-    /// entry): only these need an enabledness test.
-    blocking: TaskSet,
-    /// CalFuzzer's `postponed` set.
-    postponed: TaskSet,
-    /// The step at which each postponed task was postponed (the livelock bound's clock).
-    postponed_at: [u32; MAX_TASKS],
-    livelock_bound: u32,
-    /// Tasks that execute before any other choice, in id order (released or resolved).
-    forced: TaskSet,
-    targets: Targets,
-    /// Whether `targets` can report anything (the check is skipped otherwise).
-    checking: bool,
-    /// Whether the strategy or the check reads the tracker (kept up to date only then).
-    tracking: bool,
-    /// Whether the strategy learns from executed operations (PCT, DrFinder).
-    analyzing: bool,
     /// The [`Op::lean_bit`]s of the operations that may take the lean path: plain
     /// accesses, and yields unless the strategy sees every yield.
     lean_ops: u32,
@@ -100,14 +70,37 @@ pub struct Core<K: Sink> {
     /// trace, or when the strategy wants to see every step; else it runs to the step limit
     /// or the strategy's next point of interest.
     lean_budget: u32,
+    /// Tasks stopped before a pending operation (kept with the slots, so that the enabled
+    /// set is found without scanning them).
+    stopped: TaskSet,
     /// Tasks the lean path may pick when stopped: not those whose blocking operation is
     /// disabled, nor, while a task holds the critical section, any other task. Only the
     /// general loop changes what this depends on.
     lean_allowed: TaskSet,
-    /// The declared interrupt sources and their state ([`irq`]).
-    irqs: crate::fixed::Vec<irq::IrqState, { irq::MAX_IRQS }>,
-    /// Running handlers, innermost last.
-    irq_running: crate::fixed::Vec<u8, { irq::MAX_IRQS }>,
+    steps: u32,
+    targets: Targets,
+    rng: SchedRng,
+    strategy: AnyStrategy,
+    step_limit: u32,
+    trace: TraceLevel,
+    /// Stopped tasks whose operation can be disabled (acquire, join, wait, critical-section
+    /// entry): only these need an enabledness test.
+    blocking: TaskSet,
+    /// CalFuzzer's `postponed` set.
+    postponed: TaskSet,
+    /// Tasks that execute before any other choice, in id order (released or resolved).
+    forced: TaskSet,
+    cs_holder: Option<TaskId>,
+    /// Whether `targets` can report anything (the check is skipped otherwise).
+    checking: bool,
+    /// Whether the strategy or the check reads the tracker (kept up to date only then).
+    tracking: bool,
+    /// Whether the strategy learns from executed operations (PCT, DrFinder).
+    analyzing: bool,
+    livelock_bound: u32,
+    /// The firmware's inputs ([`Core::input`]): a stream of its own, so that drawing an
+    /// input never changes a scheduling decision.
+    inputs: SchedRng,
     /// The priority mask (BASEPRI; 0: none).
     basepri: u8,
     /// Steps over which firings are drawn.
@@ -120,6 +113,17 @@ pub struct Core<K: Sink> {
     handler_steps: u32,
     /// Handler entries so far.
     irq_entered: u32,
+    /// Held locks and their holders.
+    locks: crate::fixed::LinearMap<u32, TaskId, MAX_LOCKS>,
+    /// Pending signal counts (entries with count 0 are removed).
+    signals: crate::fixed::LinearMap<u32, u32, MAX_LOCKS>,
+    slots: [Slot; MAX_TASKS],
+    /// The step at which each postponed task was postponed (the livelock bound's clock).
+    postponed_at: [u32; MAX_TASKS],
+    /// Running handlers, innermost last.
+    irq_running: crate::fixed::Vec<u8, { irq::MAX_IRQS }>,
+    /// The declared interrupt sources and their state ([`irq`]).
+    irqs: crate::fixed::Vec<irq::IrqState, { irq::MAX_IRQS }>,
     tracker: Tracker,
     sink: K,
 }

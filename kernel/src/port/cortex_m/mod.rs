@@ -62,16 +62,18 @@ fn ending() {
     KERNEL_LOGGING.store(true, core::sync::atomic::Ordering::Relaxed);
 }
 
+/// `repr(C)`, what every scheduling point reads first (see [`Core`]'s layout).
+#[repr(C)]
 struct Kernel {
+    current: TaskId,
+    /// Whether the MPU guards the running task's stack (else the canary is checked at
+    /// every switch).
+    guarded: bool,
     core: Core<DefmtSink>,
     /// Saved stack pointer of each stopped task.
     sp: [u32; MAX_TASKS],
     /// Each task's stack: lowest address and size.
     stacks: [(usize, usize); MAX_TASKS],
-    current: TaskId,
-    /// Whether the MPU guards the running task's stack (else the canary is checked at
-    /// every switch).
-    guarded: bool,
     args: crate::fixed::Vec<u32, MAX_ARGS>,
     /// The declared test this run runs (`Config::test`).
     test: u32,
