@@ -150,9 +150,9 @@ impl Rejection {
     }
 }
 
-/// The checksum of an encoded block, if it holds one it matches (magic and length not
+/// The checksum of an encoded block, if the block's bytes match it (magic and length not
 /// checked: [`Config::decode`] does).
-pub fn block_checksum(b: &[u8; BLOCK_LEN]) -> Option<u32> {
+pub fn block_checksum(b: &[u8]) -> Option<u32> {
     let field = u32_at(b, 8);
     (field == crc32(&b[12..])).then_some(field)
 }
@@ -259,7 +259,7 @@ impl Config {
         if len != BLOCK_LEN || b.len() < len {
             return Err(Rejection::Length);
         }
-        if check_crc && u32_at(b, 8) != crc32(&b[12..len]) {
+        if check_crc && block_checksum(&b[..len]).is_none() {
             return Err(Rejection::Checksum);
         }
         let strategy = StrategyId::from_u8(b[20]).ok_or(Rejection::Strategy)?;

@@ -15,18 +15,23 @@ pub const MAX_IRQS: usize = 16;
 #[cfg(not(any(feature = "irqs-16", feature = "irqs-32")))]
 pub const MAX_IRQS: usize = 8;
 
+/// The cargo feature that raises [`MAX_IRQS`], or `None` at the largest limit (as
+/// `task::NEXT_TASKS_FEATURE` for tasks).
+pub const NEXT_IRQS_FEATURE: Option<&str> = match MAX_IRQS {
+    8 => Some("irqs-16"),
+    16 => Some("irqs-32"),
+    _ => None,
+};
+
 /// Refuses (panics, before any task runs) a firmware that declares more interrupt sources
 /// than [`MAX_IRQS`], naming the feature that raises the limit.
 pub fn check_declared(n: usize) {
     if n > MAX_IRQS {
-        match MAX_IRQS {
-            8 => panic!(
-                "{n} interrupt sources declared, at most 8 (the feature `irqs-16` of `jostle` raises it)"
+        match NEXT_IRQS_FEATURE {
+            Some(f) => panic!(
+                "{n} interrupt sources declared, at most {MAX_IRQS} (the feature `{f}` of `jostle` raises it)"
             ),
-            16 => panic!(
-                "{n} interrupt sources declared, at most 16 (the feature `irqs-32` of `jostle` raises it)"
-            ),
-            _ => panic!("{n} interrupt sources declared, at most {MAX_IRQS}"),
+            None => panic!("{n} interrupt sources declared, at most {MAX_IRQS}"),
         }
     }
 }

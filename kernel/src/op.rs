@@ -9,13 +9,6 @@ use crate::task::{TaskId, TaskSet};
 /// follow [`Event`]: `s` site, `a` location, `l` lock, `c` class, `g` signal.
 // `repr(u32)`: a word-sized tag keeps the operands word-aligned inside `Slot`, so copying a
 // pending operation is a few loads and stores rather than a call to `memcpy`.
-/// The [`Op::lean_bit`]s of the plain accesses (read, write, update).
-pub const LEAN_ACCESSES: u32 = Op::Read { s: 0, a: 0 }.lean_bit()
-    | Op::Write { s: 0, a: 0 }.lean_bit()
-    | Op::Update { s: 0, a: 0 }.lean_bit();
-/// [`Op::lean_bit`] of a yield.
-pub const LEAN_YIELD: u32 = Op::Yield { s: 0 }.lean_bit();
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 #[repr(u32)]
@@ -103,6 +96,13 @@ pub fn ordering_code(ord: core::sync::atomic::Ordering) -> u8 {
         _ => 4,
     }
 }
+
+/// The [`Op::lean_bit`]s of the plain accesses (read, write, update).
+pub const LEAN_ACCESSES: u32 = Op::Read { s: 0, a: 0 }.lean_bit()
+    | Op::Write { s: 0, a: 0 }.lean_bit()
+    | Op::Update { s: 0, a: 0 }.lean_bit();
+/// [`Op::lean_bit`] of a yield.
+pub const LEAN_YIELD: u32 = Op::Yield { s: 0 }.lean_bit();
 
 impl Op {
     /// The site of the operation, if it has one.

@@ -620,7 +620,10 @@ impl Targets {
     /// access is aimed at.
     #[inline(always)]
     pub fn may_aim_at_op(&self, op: &crate::op::Op) -> bool {
-        self.access_filter != 0 && op.site().is_some_and(|s| self.may_aim_at(s))
+        self.access_filter != 0
+            && op
+                .site()
+                .is_some_and(|s| self.access_filter & filter_bit(s) != 0)
     }
 
     /// The interrupt source whose handler holds side `side` of the targeted race, or the

@@ -489,11 +489,6 @@ impl<'t> RunStarts<'t> {
         })
     }
 
-    /// Scans a new stream from its start (format indices already recognised stay known).
-    pub fn rewind(&mut self) {
-        self.checked = 0;
-    }
-
     /// Looks at the complete frames of `bytes` (the stream so far; it only grows) not seen
     /// yet, and returns the offsets of the ones that start a run, in order.
     pub fn scan(&mut self, bytes: &[u8]) -> Vec<usize> {

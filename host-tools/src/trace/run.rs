@@ -413,12 +413,7 @@ impl RunOutcome {
         let mut outcomes = Vec::with_capacity(segments.len() + 1);
         for (k, items) in segments.into_iter().enumerate() {
             let reset = Ending {
-                exit_code: items.iter().find_map(|i| match i {
-                    Item::Event(Event::RunEnd { verdict, .. }) => {
-                        Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
-                    }
-                    _ => None,
-                }),
+                exit_code: verdict_exit_code(&items),
                 timed_out: false,
                 error: None,
                 frames: ending.frames,
@@ -429,6 +424,17 @@ impl RunOutcome {
         outcomes.push(Self::from_items(port, run_config(k), last, elf, ending));
         outcomes
     }
+}
+
+/// The exit code of the verdict in `items`' `RunEnd`: a run the process outlived (a reset
+/// between the runs of a boot, or a served boot that goes on) has none of its own.
+pub fn verdict_exit_code(items: &[Item]) -> Option<i32> {
+    items.iter().find_map(|i| match i {
+        Item::Event(Event::RunEnd { verdict, .. }) => {
+            Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
+        }
+        _ => None,
+    })
 }
 
 /// How the process (or board) behind a run ended.

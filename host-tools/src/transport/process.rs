@@ -291,12 +291,20 @@ pub fn spawn(
     cmd: &mut std::process::Command,
     error: impl FnOnce(std::io::Error) -> JostleError,
 ) -> Result<Child, JostleError> {
+    registered(|| cmd.spawn(), error)
+}
+
+/// Starts a process with `start`, known to [`stop`] (see [`spawn`]).
+fn registered(
+    start: impl FnOnce() -> std::io::Result<Child>,
+    error: impl FnOnce(std::io::Error) -> JostleError,
+) -> Result<Child, JostleError> {
     // Under the lock: `stop` either sees this process or this call sees the stop.
     let mut reg = registry();
     if reg.stopping {
         return Err(JostleError::Interrupted);
     }
-    let child = cmd.spawn().map_err(error)?;
+    let child = start().map_err(error)?;
     reg.pids.push(child.id());
     Ok(child)
 }
@@ -323,24 +331,21 @@ pub fn spawn_lasting(
         });
         std::sync::Mutex::new(send)
     });
-    // Under the lock: `stop` either sees this process or this call sees the stop.
-    let mut reg = registry();
-    if reg.stopping {
-        return Err(JostleError::Interrupted);
-    }
-    let (reply, answer) = std::sync::mpsc::channel();
-    let gone = || std::io::Error::other("the thread that starts processes is gone");
-    let sent = spawner
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .send((cmd, reply));
-    let child = match sent {
-        Ok(()) => answer.recv().unwrap_or_else(|_| Err(gone())),
-        Err(_) => Err(gone()),
-    }
-    .map_err(error)?;
-    reg.pids.push(child.id());
-    Ok(child)
+    registered(
+        || {
+            let (reply, answer) = std::sync::mpsc::channel();
+            let gone = || std::io::Error::other("the thread that starts processes is gone");
+            let sent = spawner
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .send((cmd, reply));
+            match sent {
+                Ok(()) => answer.recv().unwrap_or_else(|_| Err(gone())),
+                Err(_) => Err(gone()),
+            }
+        },
+        error,
+    )
 }
 
 /// The run processes alive and the temporary directories in use.

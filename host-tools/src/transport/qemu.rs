@@ -360,12 +360,7 @@ impl QemuTransport {
         if served.served_on {
             // The boot goes on: as for a run of a boot that reset after it, its exit code
             // is its verdict's.
-            ending.exit_code = items.iter().find_map(|i| match i {
-                Item::Event(jostle_kernel::Event::RunEnd { verdict, .. }) => {
-                    jostle_kernel::Verdict::from_u8(*verdict).map(|v| i32::from(v.exit_code()))
-                }
-                _ => None,
-            });
+            ending.exit_code = crate::trace::run::verdict_exit_code(&items);
         }
         Ok(RunOutcome::from_items(
             Port::Qemu,

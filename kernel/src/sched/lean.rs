@@ -42,9 +42,14 @@ impl<K: Sink> Core<K> {
     /// does not see them), budget left, at a site nothing aims at?
     #[inline(always)]
     pub fn lean_gate(&self, op: &Op) -> bool {
-        self.lean_ops & op.lean_bit() != 0
-            && self.lean_budget != 0
-            && !self.targets.may_aim_at_op(op)
+        self.lean_budget != 0 && self.lean_op(op)
+    }
+
+    /// Is `op` one the lean path may execute: a plain access or yield (a yield only when
+    /// the strategy does not see them) at a site nothing aims at?
+    #[inline(always)]
+    fn lean_op(&self, op: &Op) -> bool {
+        self.lean_ops & op.lean_bit() != 0 && !self.targets.may_aim_at_op(op)
     }
 
     /// Past the lean gate: when no other task may be picked, the caller goes on (`true`, the
@@ -96,8 +101,9 @@ impl<K: Sink> Core<K> {
     /// it: nothing but the step); otherwise the general loop takes over after the pick.
     #[inline(never)]
     fn lean_switch(&mut self, t: TaskId) -> Next {
+        // The budget the caller's gate saw is untouched: a pick takes no step.
         if let Slot::Alive(Some(op)) = self.slots[t as usize]
-            && self.lean_gate(&op)
+            && self.lean_op(&op)
         {
             self.slots[t as usize] = Slot::Alive(None);
             self.stopped.remove(t);

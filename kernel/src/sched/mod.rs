@@ -277,7 +277,7 @@ impl<K: Sink> Core<K> {
 
     /// The tasks this run has used (reserved, alive or ended): ids `0..n`, as ids are
     /// handed out lowest first and never freed within a run.
-    pub fn tasks_used(&self) -> usize {
+    fn tasks_used(&self) -> usize {
         self.slots
             .iter()
             .position(|s| matches!(s, Slot::Free))

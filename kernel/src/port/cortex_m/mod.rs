@@ -137,8 +137,10 @@ impl Kernel {
         // Named field by field, with no `..`: a field added to `Kernel` must be set here.
         let Kernel {
             core,
-            sp,
-            stacks,
+            // `prepare` writes a task's entries before anything reads them (a spawn's
+            // `is_live` test passes over the stale ones).
+            sp: _,
+            stacks: _,
             current,
             guarded,
             args,
@@ -148,10 +150,7 @@ impl Kernel {
             runs,
             crc: was_crc,
         } = self;
-        let used = core.tasks_used();
         core.restart(config, run_index(config, run));
-        sp[..used].fill(0);
-        stacks[..used].fill((0, 0));
         *current = 0;
         // SAFETY: before the first task, in privileged thread mode.
         *guarded = unsafe { arch::guard_init() };
@@ -191,7 +190,6 @@ unsafe fn finish(code: u8) -> ! {
                 == cortex_m::peripheral::scb::VectActive::ThreadMode;
         let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
         if (*k).runs == SERVED {
-            defmt::flush();
             if from_task && let Some(next_block) = (*k).boot.next_block {
                 // `event::side::AWAITING_BLOCK`: the host may send the block (a boot that
                 // exits instead leaves it its exit code to check the verdict against).
