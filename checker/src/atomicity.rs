@@ -32,7 +32,7 @@ use crate::locks::{LockChange, LockState};
 
 /// One atomicity candidate: `task`, inside the block at `block`, re-acquired `lock` at
 /// `reacquire` after acquiring (and releasing) it at `first_acquire` in the same block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct AtomicityCandidate {
     /// Site of the block (`AtomicEnter`'s site, or the outermost acquire's with the heuristic).
     pub block: u32,
@@ -50,6 +50,9 @@ pub struct AtomicityCandidate {
     pub reacquire: u32,
     /// Event indices: block entry, first acquire, re-acquire.
     pub events: [u64; 3],
+    /// Sites where other tasks acquire `lock` in the trace, sorted: the acquires that would
+    /// violate the block if they came while it is paused.
+    pub interleavers: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -94,8 +97,8 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
     // Two sections in turn, kept when another task acquires the first one's lock.
     let mut in_turn: Vec<AtomicityCandidate> = Vec::new();
     let mut in_turn_seen = FxHashSet::default();
-    // (lock identity, task) of every acquire.
-    let mut acquirers: FxHashSet<(u32, u8)> = FxHashSet::default();
+    // (lock identity, task, site) of every acquire.
+    let mut acquirers: FxHashSet<(u32, u8, u32)> = FxHashSet::default();
 
     for (i, ev) in trace.iter().enumerate() {
         let idx = i as u64;
@@ -123,7 +126,7 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                     continue; // re-entry
                 };
                 let site = ev.site().unwrap_or(0);
-                acquirers.insert((locks.lock(li).0, t));
+                acquirers.insert((locks.lock(li).0, t, site));
                 let held = &locks.task(t).held;
                 let stack = &mut blocks[t as usize];
                 // Lines 13–19; an acquire after the block released another lock breaks it
@@ -149,6 +152,7 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                                 first_acquire: first_site,
                                 reacquire: site,
                                 events: [b.event, first_event, idx],
+                                interleavers: Vec::new(),
                             });
                         }
                     }
@@ -191,6 +195,7 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
                                 first_acquire: first.site,
                                 reacquire: second.site,
                                 events: [first.event, first.event, second.event],
+                                interleavers: Vec::new(),
                             });
                         }
                         if let Some(done) = s.open.take() {
@@ -209,11 +214,21 @@ pub fn detect(trace: &[Event], atomizer_heuristic: bool) -> Vec<AtomicityCandida
         }
     }
     for c in in_turn {
-        let taken_by_another = |&(lock, u): &(u32, u8)| u != c.task && lock == c.lock;
+        let taken_by_another = |&(lock, u, _): &(u32, u8, u32)| u != c.task && lock == c.lock;
         let key = (c.block, c.lock, c.first_acquire, c.reacquire);
         if acquirers.iter().any(taken_by_another) && seen.insert(key) {
             out.push(c);
         }
+    }
+    for c in &mut out {
+        let mut sites: Vec<u32> = acquirers
+            .iter()
+            .filter(|&&(lock, u, _)| u != c.task && lock == c.lock)
+            .map(|&(_, _, site)| site)
+            .collect();
+        sites.sort_unstable();
+        sites.dedup();
+        c.interleavers = sites;
     }
     out
 }

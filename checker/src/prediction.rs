@@ -156,6 +156,10 @@ pub struct Evidence {
     /// holds can be fired there (`context` ≥ `IRQ_CONTEXT`). Absent in older files.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub site_contexts: BTreeSet<(u32, u8)>,
+    /// Atomicity: acquire sites where another task takes the lock the block releases (the
+    /// interleavers AtomFuzzer holds back until the block pauses). Absent in older files.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub interleavers: BTreeSet<u32>,
 }
 
 impl Evidence {
@@ -170,6 +174,7 @@ impl Evidence {
         self.cycles.extend(other.cycles);
         self.triples.extend(other.triples);
         self.site_contexts.extend(other.site_contexts);
+        self.interleavers.extend(other.interleavers);
         cap(&mut self.witnesses);
         cap(&mut self.cycles);
         cap(&mut self.triples);
@@ -297,6 +302,7 @@ impl Candidate {
                     reacquire: c.reacquire,
                 }]
                 .into(),
+                interleavers: c.interleavers.iter().copied().collect(),
                 ..Evidence::default()
             },
         )

@@ -166,6 +166,8 @@ fn atomfuzzer_figure1_both_threads() {
         .into()
     );
     assert_eq!(c.evidence.analyses, [Analysis::AtomicityPattern].into());
+    // T2's acquires of acnt are where another task would break T1's block.
+    assert_eq!(c.evidence.interleavers, [19, 21].into());
     assert!(p.of_kind(CandidateKind::Race).next().is_none(), "race-free");
 }
 
@@ -232,7 +234,7 @@ fn atomizer_heuristic_uses_outermost_critical_sections() {
     let trace = t.build();
     let found = atomicity::detect(&trace, true);
     assert_eq!(found.len(), 1);
-    let c = found[0];
+    let c = &found[0];
     assert_eq!(
         (c.block, c.lock, c.first_acquire, c.reacquire),
         (1, ACNT, 2, 4)

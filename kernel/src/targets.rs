@@ -67,6 +67,10 @@ pub mod role {
     pub const SWITCH: u8 = 14;
     /// Schedule: at that decision, interrupt source `i` (the low byte) fires first.
     pub const FIRE_AT: u8 = 15;
+    /// AtomFuzzer: an acquire site where another task takes the lock a targeted block
+    /// releases. A task there is held back until the block is paused (it would otherwise
+    /// take the lock too early, before the block, and the violation would never happen).
+    pub const INTERLEAVER: u8 = 16;
 }
 
 /// The `aux` word of a breakpoint with `role` and `index`.

@@ -327,7 +327,8 @@ pub struct Shrinking {
 
 /// Breakpoints of a recorded configuration that say what its finding is (race sides, blocks,
 /// cycles, triples, firing sources), without those that steer its strategy (DrFinder's
-/// relations, SURW's location and weights) or a schedule's entries.
+/// relations, AtomFuzzer's interleavers, SURW's location and weights) or a schedule's
+/// entries.
 pub fn finding_breakpoints(config: &Config) -> Vec<Breakpoint> {
     config
         .breakpoints
@@ -338,6 +339,7 @@ pub fn finding_breakpoints(config: &Config) -> Vec<Breakpoint> {
                 role_of(b.aux),
                 role::RELATION
                     | role::CLASS
+                    | role::INTERLEAVER
                     | role::INTERESTING
                     | role::WEIGHT
                     | role::SWITCH

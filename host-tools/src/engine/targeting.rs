@@ -121,6 +121,22 @@ pub fn candidate_breakpoints(
                 .ok_or_else(|| bad_candidate(candidate, "no atomicity pattern"))?;
             add(pattern.block, aux(role::BLOCK, 0))?;
             add(pattern.reacquire, aux(role::REACQUIRE, 0))?;
+            // Other tasks' acquires of the released lock: held back until the block pauses.
+            // As many as the block has room for, the lowest sites first (deterministic).
+            for &site in &candidate.evidence.interleavers {
+                let before = bps.len();
+                let mut more = Vec::new();
+                for id in ids(site)? {
+                    more.push(Breakpoint {
+                        site: id,
+                        aux: aux(role::INTERLEAVER, 0),
+                    });
+                }
+                if before + more.len() > MAX_BREAKPOINTS {
+                    break;
+                }
+                bps.extend(more);
+            }
         }
         CandidateKind::AccessAtomicity => {
             let triple = candidate

@@ -516,6 +516,58 @@ fn atomfuzzer_lets_another_task_take_the_lock_between_acquires() {
     assert!(found >= 10, "{found}");
 }
 
+#[test]
+fn atomfuzzer_holds_an_early_interleaver_back_until_the_block_pauses() {
+    // The block comes after twelve writes of the task's own; the other task takes the lock
+    // at once. Run freely, it is nearly always done before the block starts.
+    let mut late_block: Vec<Op> = (0..12).map(|i| Op::Write { s: 70 + i, a: 9 }).collect();
+    late_block.extend([
+        Op::Acquire { s: 51, l: 5, c: 5 },
+        Op::Release { s: 52, l: 5 },
+        Op::Acquire { s: 53, l: 5, c: 5 },
+        Op::Release { s: 54, l: 5 },
+    ]);
+    let early = [
+        Op::Acquire { s: 60, l: 5, c: 5 },
+        Op::Release { s: 61, l: 5 },
+    ];
+    let block = (51, aux(role::BLOCK, 0));
+    let reacquire = (53, aux(role::REACQUIRE, 0));
+    let interleaver = (60, aux(role::INTERLEAVER, 0));
+    let violations = |bps: &[(u32, u32)], lean: bool| {
+        let mut found = 0;
+        for seed in 0..40 {
+            let mut config = with(StrategyId::Atom, seed, bps);
+            config.params[0] = crate::strategy::Q_ONE;
+            let (v, events) = simulate_with(&config, &[&late_block, &early], lean);
+            assert_eq!(v, Verdict::Pass);
+            found += events
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Event::AtomicityViolation {
+                            t: 1,
+                            by: 2,
+                            s: 60,
+                            ..
+                        }
+                    )
+                })
+                .count();
+        }
+        found
+    };
+    // Without the interleaver's site, the block pauses in vain (the heuristic block: the
+    // first section's acquire is the block).
+    let free = violations(&[block, reacquire], true);
+    assert!(free <= 4, "{free} of 40 without holding back");
+    // Held at its acquire until the block pauses, it goes first then: every run.
+    for lean in [true, false] {
+        assert_eq!(violations(&[block, reacquire, interleaver], lean), 40);
+    }
+}
+
 /// Six writes of a location of its own (no yields: a yield is a PCT change point).
 fn writes(a: u32) -> Vec<Op> {
     (0..6).map(|i| Op::Write { s: 80 + i, a }).collect()
