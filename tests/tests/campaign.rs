@@ -1008,6 +1008,37 @@ fn a_harmful_candidate_is_tried_before_the_quota_of_the_harmless_ones_queued_bef
 }
 
 #[test]
+fn a_predicted_block_fails_in_its_first_atomfuzzer_run() {
+    // two_stage: Phase I's first run predicts the sampler's block; the candidate's first run
+    // pauses it surely (q = 1 in the first tiers) and holds the reporter back until then,
+    // so the first failing run is the second or earlier for every seed. With the paper's
+    // q = 0.5 throughout, seeds 0-5 took 3, 1, 13, 7, 7 and 6 runs.
+    let exe = host_exe("two_stage");
+    for seed in 0..6 {
+        let dir = tempfile::tempdir().unwrap();
+        let seed = seed.to_string();
+        let out = jostle_in(
+            dir.path(),
+            &[
+                "campaign",
+                exe.to_str().unwrap(),
+                "--host",
+                "--seed",
+                &seed,
+                "--until-failure",
+                "--budget",
+                "2000",
+                "--no-shrink",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(40), "seed {seed}: {out:?}");
+        let r = report(&dir.path().join("jostle-report"));
+        let first = r["runs"]["first_failure"].as_u64().unwrap();
+        assert!(first <= 2, "seed {seed}: first failure at run {first}");
+    }
+}
+
+#[test]
 fn an_interleaver_that_would_come_too_early_is_held_back_until_the_block_pauses() {
     // early_reporter: the reporter takes RAW_LOCK at once; the sampler's two stages come after
     // a dozen writes. Pausing the sampler between its stages waits for nobody unless the

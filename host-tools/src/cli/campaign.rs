@@ -61,7 +61,7 @@ pub(crate) struct CampaignArgs {
     /// The search's strategies, taken in turn by blocks of 50 runs, for the rest of a
     /// budget after the candidates (`random`, `pct` = PCT of depth 3, `pos`, `surw` =
     /// SURW with Phase I's first run as its profiling run; `none`: no search).
-    #[arg(long, default_value = "random,pct,pos,surw", value_name = "LIST")]
+    #[arg(long, default_value = "pos,surw,pct,random", value_name = "LIST")]
     pub(crate) search: String,
     /// Stop at the first failing run; report.json's `runs.first_failure` counts the runs
     /// made up to it (with `--max-rounds 0 --search S`: strategy S alone).

@@ -92,6 +92,7 @@ impl Campaign<'_> {
                     config: Config {
                         seed: first,
                         trace: TraceLevel::Full,
+                        params: params_for(&config, 0),
                         ..config.clone()
                     },
                     chain: 1,
@@ -112,6 +113,7 @@ impl Campaign<'_> {
                         config: Config {
                             seed: first.wrapping_add(i),
                             trace: TraceLevel::Results,
+                            params: params_for(&config, tier + 1),
                             ..config.clone()
                         },
                         chain: n,
@@ -151,6 +153,20 @@ impl Campaign<'_> {
     }
 }
 
+/// The strategy parameters of a candidate's runs in `tier`. AtomFuzzer pauses the targeted
+/// re-acquire every time (q = 1) in the first two tiers: a run that does not pause cannot
+/// confirm the block, and the pause costs only steps (it ends at the violation, or when
+/// nobody else can run). Its later runs use the paper's q = 0.5: pausing at the first
+/// instance always lets the first intruder in, and a harmful intruder may come at a later
+/// one.
+fn params_for(config: &Config, tier: usize) -> [u32; 4] {
+    let mut params = config.params;
+    if config.strategy == StrategyId::Atom && params[0] == 0 && tier < 2 {
+        params[0] = jostle_kernel::strategy::Q_ONE;
+    }
+    params
+}
+
 /// Tiers of a candidate's run indices: `0`, `1..4`, `4..16`, `16..` (each four times the
 /// last). Phase II takes tier by tier across the candidates.
 const TIERS: usize = 4;
@@ -179,6 +195,28 @@ pub fn candidate_seed(base: u64, id: &str, strategy: StrategyId) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn atomfuzzer_pauses_surely_in_the_first_two_tiers_only() {
+        let atom = Config {
+            strategy: StrategyId::Atom,
+            ..Config::default()
+        };
+        let q = |tier| params_for(&atom, tier)[0];
+        let one = jostle_kernel::strategy::Q_ONE;
+        assert_eq!([q(0), q(1), q(2), q(3)], [one, one, 0, 0]);
+        // Another strategy's parameters, and a q the configuration gives, are kept.
+        let race = Config {
+            strategy: StrategyId::Race,
+            ..Config::default()
+        };
+        assert_eq!(params_for(&race, 0), [0; 4]);
+        let given = Config {
+            params: [7, 0, 0, 0],
+            ..atom
+        };
+        assert_eq!(params_for(&given, 0)[0], 7);
+    }
 
     #[test]
     fn tiers_cover_the_run_indices_in_order_each_four_times_the_last() {

@@ -19,7 +19,8 @@ use std::sync::atomic::Ordering;
 /// is PCT-3 (Burckhardt et al., ASPLOS 2010; the SURW paper's PCT baseline). `surw` takes
 /// its estimates from Phase I's first run (its profiling run, see `engine::surw`), and each
 /// of its runs draws its location from its seed. The campaign's `--search` lists them
-/// (default `random,pct,pos,surw`), and blocks take them in turn.
+/// (default `pos,surw,pct,random`: the SURW paper's stronger strategies first), and blocks
+/// take them in turn.
 pub fn search_strategy(name: &str) -> Option<(StrategyId, u32)> {
     match name {
         "random" => Some((StrategyId::Random, 0)),
