@@ -6,6 +6,11 @@
 //! release in one block) and AtomFuzzer makes it happen by pausing the sampler before its
 //! second stage. `--arg 1` makes the two stages an annotated `atomic` block; without it,
 //! the checker's heuristic finds them (consecutive sections on a common location).
+//!
+//! A second argument N makes the sampler calibrate first (N writes of its own). With N = 12
+//! the reporter has nearly always made its check before the sampler starts, so pausing the
+//! sampler between its stages waits for nobody: AtomFuzzer holds the reporter at its
+//! acquire of `RAW_LOCK` (the candidate's interleaver) until the sampler is paused.
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
@@ -15,6 +20,7 @@ static RAW_LOCK: Mutex<()> = Mutex::new(());
 static SCALED_LOCK: Mutex<()> = Mutex::new(());
 static RAW: Shared<u32> = Shared::new(0);
 static SCALED: Shared<u32> = Shared::new(0);
+static CALIBRATION: Shared<u32> = Shared::new(0);
 static STACK1: Stack<4096> = Stack::new();
 static STACK2: Stack<4096> = Stack::new();
 
@@ -30,6 +36,9 @@ fn stages() {
 }
 
 fn sampler() {
+    for step in 0..arg_or(1, 0) {
+        CALIBRATION.write(step);
+    }
     if arg_or(0, 0) == 1 {
         atomic(stages);
     } else {
