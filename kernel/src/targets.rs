@@ -576,6 +576,9 @@ pub struct Targets {
     pub all_blocks: bool,
     /// Some breakpoint has the [`role::SECOND`] role (an access triple is targeted).
     pub triple: bool,
+    /// Some breakpoint has the [`role::INTERLEAVER`] role (AtomFuzzer holds tasks there
+    /// back): without one, an acquire needs no scan of the breakpoints for it.
+    pub interleaving: bool,
     /// One bit per access site the breakpoints aim at (race sides, triple accesses), by
     /// [`filter_bit`]: a site whose bit is clear is none of them, which the kernel's lean
     /// path learns in three instructions instead of a scan.
@@ -600,6 +603,7 @@ impl Targets {
             atomicity: has(role::BLOCK) || has(role::REACQUIRE),
             all_blocks: false,
             triple: has(role::SECOND),
+            interleaving: has(role::INTERLEAVER),
             access_filter: breakpoints
                 .iter()
                 .filter(|b| {
@@ -612,17 +616,10 @@ impl Targets {
         }
     }
 
-    /// May an access at `site` be aimed at (a race side, a triple's access)? `false` is
-    /// certain; `true` means "look with [`Targets::has`]".
-    #[inline(always)]
-    pub fn may_aim_at(&self, site: u32) -> bool {
-        // No access aimed at (untargeted runs): no need to hash the site.
-        self.access_filter != 0 && self.access_filter & filter_bit(site) != 0
-    }
-
-    /// [`Targets::may_aim_at`] the site of `op`, a plain access or yield (the lean path's
-    /// operations; for others the answer means nothing). The site is only read when some
-    /// access is aimed at.
+    /// May the plain access or yield `op` (the lean path's operations; for others the
+    /// answer means nothing) be aimed at: a race side, a triple's access? `false` is
+    /// certain; `true` means "look with [`Targets::has`]". The site is only read when some
+    /// access is aimed at (untargeted runs need no hash).
     #[inline(always)]
     pub fn may_aim_at_op(&self, op: &crate::op::Op) -> bool {
         self.access_filter != 0

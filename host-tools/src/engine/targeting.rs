@@ -124,18 +124,14 @@ pub fn candidate_breakpoints(
             // Other tasks' acquires of the released lock: held back until the block pauses.
             // As many as the block has room for, the lowest sites first (deterministic).
             for &site in &candidate.evidence.interleavers {
-                let before = bps.len();
-                let mut more = Vec::new();
-                for id in ids(site)? {
-                    more.push(Breakpoint {
-                        site: id,
-                        aux: aux(role::INTERLEAVER, 0),
-                    });
-                }
-                if before + more.len() > MAX_BREAKPOINTS {
+                let more = ids(site)?;
+                if bps.len() + more.len() > MAX_BREAKPOINTS {
                     break;
                 }
-                bps.extend(more);
+                bps.extend(more.into_iter().map(|id| Breakpoint {
+                    site: id,
+                    aux: aux(role::INTERLEAVER, 0),
+                }));
             }
         }
         CandidateKind::AccessAtomicity => {

@@ -16,7 +16,7 @@ impl<K: Sink> Core<K> {
     /// pending operation unless another task is picked.
     ///
     /// Why this equals the loop: `op` is a plain access or yield, which no strategy's check,
-    /// no target check (races and triples are ruled out by [`crate::targets::Targets::may_aim_at`])
+    /// no target check (races and triples are ruled out by [`crate::targets::Targets::may_aim_at_op`])
     /// and no tracker acts on (an access closing a triple's window is the one exception:
     /// AVIO's budget is 0 once a window has opened); with nothing forced or postponed, the
     /// step limit and the strategy's next point of interest not reached (the budget),

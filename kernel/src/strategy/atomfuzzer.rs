@@ -69,6 +69,7 @@ impl Strategy for AtomFuzzer {
             return Check::ExecuteFirst(held);
         }
         if !breaks
+            && view.targets.interleaving
             && !self.interleaved
             && let Op::Acquire { s, l, .. } = *op
             && view.targets.has(s, role::INTERLEAVER)
@@ -89,7 +90,7 @@ impl AtomFuzzer {
     /// (pausing now) has released.
     fn held_for(&self, t: TaskId, view: &View<'_>) -> TaskSet {
         let mut held = TaskSet::EMPTY;
-        if self.interleaved {
+        if !view.targets.interleaving || self.interleaved {
             return held;
         }
         for u in view.postponed.iter() {
