@@ -15,6 +15,7 @@ pub mod mixed;
 pub mod options;
 pub mod prediction;
 pub mod race;
+pub mod redundant;
 pub mod vc;
 
 pub use access_atomicity::{AccessPattern, AccessTriple};

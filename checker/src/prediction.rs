@@ -160,6 +160,11 @@ pub struct Evidence {
     /// interleavers AtomFuzzer holds back until the block pauses). Absent in older files.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub interleavers: BTreeSet<u32>,
+    /// Races of two sites that only write: the values they wrote in the traces, at most two
+    /// kept ([`crate::redundant`]); one value makes the race redundant
+    /// ([`Candidate::redundant_writes`]). Absent in older files.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub written_values: BTreeSet<u32>,
 }
 
 impl Evidence {
@@ -175,6 +180,10 @@ impl Evidence {
         self.triples.extend(other.triples);
         self.site_contexts.extend(other.site_contexts);
         self.interleavers.extend(other.interleavers);
+        self.written_values.extend(other.written_values);
+        while self.written_values.len() > 2 {
+            self.written_values.pop_last();
+        }
         cap(&mut self.witnesses);
         cap(&mut self.cycles);
         cap(&mut self.triples);
@@ -269,6 +278,13 @@ impl Candidate {
                 ..Evidence::default()
             },
         )
+    }
+
+    /// A race of two sites that only write and that wrote one same value in every trace
+    /// that showed their values: either order leaves memory the same, so it is most likely
+    /// benign ([`crate::redundant`]).
+    pub fn redundant_writes(&self) -> bool {
+        self.kind == CandidateKind::Race && self.evidence.written_values.len() == 1
     }
 
     /// An atomicity candidate.
@@ -564,6 +580,12 @@ pub fn predict(trace: &[Event], opts: &Options) -> Prediction {
             if c.evidence.locations.iter().any(|l| warned.contains(l)) {
                 c.evidence.analyses.insert(Analysis::Eraser);
             }
+        }
+    }
+    if !races.is_empty() {
+        let written = crate::redundant::WrittenValues::of(trace);
+        for c in &mut races {
+            c.evidence.written_values = written.of_pair(c.sites[0], c.sites[1]);
         }
     }
     candidates.extend(races);

@@ -1003,6 +1003,66 @@ fn a_harmful_candidate_is_tried_before_the_quota_of_the_harmless_ones_queued_bef
 }
 
 #[test]
+fn redundant_write_races_are_tried_after_every_other_candidate() {
+    // redundant_writes: the two setters' stores of one value (READY = 1, LEVEL = 3) race, and
+    // so do their stores of two values (OWNER) and a read against a store (LEVEL). By id, a
+    // redundant race comes second in the queue; with a budget of Phase I's first run and one
+    // run for each race that is not redundant, only those are tried.
+    let exe = host_test_exe("redundant_writes");
+    for seed in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let seed = seed.to_string();
+        let mut args = vec!["campaign", exe.to_str().unwrap(), "--host", "--seed", &seed];
+        args.extend(["--phase1-runs", "1", "--max-rounds", "1"]);
+        args.extend(["--runs-per-candidate", "1", "--no-shrink", "--budget", "3"]);
+        let out = jostle_in(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "seed {seed}: {out:?}");
+        let report_dir = dir.path().join("jostle-report");
+        let r = report(&report_dir);
+        let prediction: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(report_dir.join("prediction.json")).unwrap(),
+        )
+        .unwrap();
+        let mut redundant = Vec::new();
+        let mut others = Vec::new();
+        for c in prediction["candidates"].as_array().unwrap() {
+            assert_eq!(c["kind"], "race", "{c}");
+            let values = &c["evidence"]["written_values"];
+            let id = c["id"].as_str().unwrap().to_owned();
+            if values.as_array().is_some_and(|v| v.len() == 1) {
+                redundant.push((id, values.clone()));
+            } else {
+                others.push(id);
+            }
+        }
+        let mut values: Vec<String> = redundant.iter().map(|(_, v)| v.to_string()).collect();
+        values.sort();
+        assert_eq!(
+            values,
+            ["[1]", "[3]"],
+            "seed {seed}: READY's and LEVEL's stores"
+        );
+        assert_eq!(
+            others.len(),
+            2,
+            "seed {seed}: OWNER's stores and LEVEL's read"
+        );
+        let runs_of = |id: &str| {
+            bugs(&r)
+                .iter()
+                .find(|b| b["id"] == id)
+                .map_or(0, |b| b["runs"].as_u64().unwrap())
+        };
+        for id in &others {
+            assert_eq!(runs_of(id), 1, "seed {seed}: {id} tried");
+        }
+        for (id, _) in &redundant {
+            assert_eq!(runs_of(id), 0, "seed {seed}: redundant {id} tried first");
+        }
+    }
+}
+
+#[test]
 fn a_predicted_block_fails_in_its_first_atomfuzzer_run() {
     // two_stage: Phase I's first run predicts the sampler's block; the candidate's first run
     // pauses it surely (q = 1 in the first tiers) and holds the reporter back until then,

@@ -26,7 +26,10 @@ impl Campaign<'_> {
         })
     }
 
-    /// The candidates (and strategies) not tried yet, in prediction order.
+    /// The candidates (and strategies) not tried yet, in prediction order, except that
+    /// redundant-write races go last ([`Candidate::redundant_writes`]: either order of the
+    /// two writes leaves the same value, so they are the likeliest to be benign, and each
+    /// one tried first delays every real bug behind it by a run per tier).
     pub(super) fn untried(
         &mut self,
         strategy: impl Fn(&Candidate) -> Option<StrategyId>,
@@ -39,6 +42,7 @@ impl Campaign<'_> {
                 queue.push((c.clone(), s));
             }
         }
+        queue.sort_by_key(|(c, _)| c.redundant_writes());
         queue
     }
 }
