@@ -652,6 +652,21 @@ impl Targets {
             .map(|b| b.aux as u8)
     }
 
+    /// The side (0 or 1) of the targeted race that `site` is on, when it is on one side only
+    /// (a site racing with itself is on both: its two tasks have no sides).
+    pub fn sole_race_side(&self, site: u32) -> Option<u8> {
+        let on = |side: u8| {
+            self.breakpoints
+                .iter()
+                .any(|b| b.site == site && b.aux == aux(role::RACE, side))
+        };
+        match (on(0), on(1)) {
+            (true, false) => Some(0),
+            (false, true) => Some(1),
+            _ => None,
+        }
+    }
+
     /// The breakpoints.
     pub fn breakpoints(&self) -> &[Breakpoint] {
         &self.breakpoints

@@ -1063,6 +1063,42 @@ fn redundant_write_races_are_tried_after_every_other_candidate() {
 }
 
 #[test]
+fn racefuzzer_tries_the_order_the_predicting_trace_did_not_show_first() {
+    // unseen_order: Phase I's first run stores the configuration before the reader reads it
+    // (it passes); the race's first RaceFuzzer run sends the read first and fails, for every
+    // seed. With the paper's coin from the first run, seeds 0-7 first failed at runs 7, 2,
+    // 10, 2, 12, 7, 7 and 9. The same on QEMU for seeds 0-2.
+    let host = host_test_exe("unseen_order");
+    let qemu = elf("unseen_order");
+    let runs = (0..8)
+        .map(|seed| (&host, true, seed))
+        .chain((0..3).map(|seed| (&qemu, false, seed)));
+    for (exe, on_host, seed) in runs {
+        let dir = tempfile::tempdir().unwrap();
+        let seed = seed.to_string();
+        let mut args = vec!["campaign", exe.to_str().unwrap(), "--seed", &seed];
+        args.extend(["--until-failure", "--no-shrink"]);
+        if on_host {
+            args.push("--host");
+        }
+        let out = jostle_in(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(40), "seed {seed}: {out:?}");
+        let r = report(&dir.path().join("jostle-report"));
+        assert_eq!(
+            r["runs"]["phase1_verdicts"]["pass"], 1,
+            "seed {seed}: {}",
+            r["runs"]
+        );
+        assert_eq!(r["runs"]["first_failure"], 2, "seed {seed}: {}", r["runs"]);
+        let race = &bugs(&r)[0];
+        assert_eq!((&race["kind"], &race["runs"]), (&"race".into(), &1.into()));
+        let first = &race["first_harmful"];
+        assert_eq!(first["strategy"], "race", "{race}");
+        assert_ne!(first["params"][0], 0, "a side was named: {race}");
+    }
+}
+
+#[test]
 fn a_predicted_block_fails_in_its_first_atomfuzzer_run() {
     // two_stage: Phase I's first run predicts the sampler's block; the candidate's first run
     // pauses it surely (q = 1 in the first tiers) and holds the reporter back until then,

@@ -418,6 +418,46 @@ fn racefuzzer_makes_the_race_real_and_resolves_it_both_ways() {
 }
 
 #[test]
+fn racefuzzer_sends_the_side_the_host_names_first() {
+    // params[0] = side_first(s): side s goes first in every run, instead of the coin; a site
+    // racing with itself has no sides, so the coin stays.
+    let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+    let mut writer: Vec<Op> = YIELDS.to_vec();
+    writer.push(Op::Write { s: 10, a: 7 });
+    let reader = [Op::Read { s: 20, a: 7 }];
+    for (side, site) in [(0, 10), (1, 20)] {
+        for seed in 0..40 {
+            let mut config = with(StrategyId::Race, seed, &bps);
+            config.params[0] = crate::strategy::side_first(side);
+            let (_, events) = simulate(&config, &[&writer, &reader]);
+            let first = events.iter().find_map(|e| match e {
+                Event::RealRace { s, .. } => Some(*s),
+                _ => None,
+            });
+            assert_eq!(first, Some(site), "side {side}, seed {seed}: {events:?}");
+        }
+    }
+    let same = [(10, aux(role::RACE, 0)), (10, aux(role::RACE, 1))];
+    let writer2: Vec<Op> = YIELDS
+        .iter()
+        .copied()
+        .chain([Op::Write { s: 10, a: 7 }])
+        .collect();
+    let mut firsts = std::collections::BTreeSet::new();
+    for seed in 0..40 {
+        let mut config = with(StrategyId::Race, seed, &same);
+        config.params[0] = crate::strategy::side_first(0);
+        let (_, events) = simulate(&config, &[&writer2, &[Op::Write { s: 10, a: 7 }]]);
+        for e in &events {
+            if let Event::RealRace { t, .. } = e {
+                firsts.insert(*t);
+            }
+        }
+    }
+    assert_eq!(firsts.len(), 2, "one site racing with itself: the coin");
+}
+
+#[test]
 fn thrashing_releases_a_task_when_all_are_postponed() {
     let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
     // Only one side ever runs: the postponed writer is released by thrashing.

@@ -14,6 +14,7 @@
 
 // The strategies' modules are declared by the registry below (one line each).
 pub use atomfuzzer::Q_ONE;
+pub use racefuzzer::side_first;
 
 use crate::op::{Op, Slot};
 use crate::rng::SchedRng;

@@ -3,6 +3,11 @@
 //! the same location; then the race is real (the check in [`crate::targets`] reports it),
 //! and a coin decides which side goes first.
 //!
+//! The host may name the side that goes first instead of the coin (`params[0]`, see
+//! [`RaceFuzzer::new`]): the order the predicting trace did not show. That trace passed in
+//! its own order, so the other one is the one still to learn from; the campaign asks for it
+//! in a candidate's first runs and leaves the coin to the rest.
+//!
 //! When the other side is in an interrupt handler (a [`crate::targets::role::FIRE`]
 //! breakpoint names its source), waiting is pointless: a handler comes only when fired. So
 //! the handler is fired right there, before the task's access (the handler's access makes
@@ -20,11 +25,27 @@ use crate::task::TaskId;
 pub struct RaceFuzzer {
     /// Whether the handler holding the other side was fired already (once per run).
     fired: bool,
+    /// The side (0 or 1) whose task goes first when the race is real; `None`: the coin.
+    first: Option<u8>,
+}
+
+/// `params[0]` of a RaceFuzzer run whose side `side` (0 or 1, the order of its
+/// [`crate::targets::role::RACE`] breakpoints) goes first when the race is real.
+pub const fn side_first(side: u8) -> u32 {
+    1 + side as u32
 }
 
 impl Strategy for RaceFuzzer {
-    fn new(_params: [u32; 4], _rng: &mut SchedRng) -> Self {
-        RaceFuzzer::default()
+    /// `params[0]`: 0 for the paper's coin, or [`side_first`]`(s)` for side `s` first.
+    fn new(params: [u32; 4], _rng: &mut SchedRng) -> Self {
+        RaceFuzzer {
+            fired: false,
+            first: match params[0] {
+                1 => Some(0),
+                2 => Some(1),
+                _ => None,
+            },
+        }
     }
 
     fn checks(&self, op: &Op) -> bool {
@@ -50,8 +71,14 @@ impl Strategy for RaceFuzzer {
             }
             return Check::Postpone; // line 21: wait for a race to happen
         }
-        // Lines 11–18: resolve the real race randomly.
-        if rng.coin() {
+        // Lines 11–18: resolve the real race randomly, or as the host asked (a race between
+        // two tasks at one site has no sides: the coin).
+        let side = op.site().and_then(|s| view.targets.sole_race_side(s));
+        let goes_first = match (self.first, side) {
+            (Some(first), Some(side)) => side == first,
+            _ => rng.coin(),
+        };
+        if goes_first {
             Check::Execute
         } else {
             Check::ExecuteFirst(racing)

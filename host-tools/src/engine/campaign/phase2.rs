@@ -61,6 +61,7 @@ impl Campaign<'_> {
                 ..self.settings.base.clone()
             };
             let first = candidate_seed(self.settings.seed, &candidate.id, *strategy);
+            let unseen = unseen_side_first(candidate);
             let indices: Vec<u64> = self.slice(self.settings.runs_per_candidate).collect();
             let owns_first = indices.first() == Some(&0);
             if *strategy == StrategyId::DrFinder {
@@ -92,7 +93,7 @@ impl Campaign<'_> {
                     config: Config {
                         seed: first,
                         trace: TraceLevel::Full,
-                        params: params_for(&config, 0),
+                        params: params_for(&config, 0, unseen),
                         ..config.clone()
                     },
                     chain: 1,
@@ -113,7 +114,7 @@ impl Campaign<'_> {
                         config: Config {
                             seed: first.wrapping_add(i),
                             trace: TraceLevel::Results,
-                            params: params_for(&config, tier + 1),
+                            params: params_for(&config, tier + 1, unseen),
                             ..config.clone()
                         },
                         chain: n,
@@ -159,12 +160,45 @@ impl Campaign<'_> {
 /// nobody else can run). Its later runs use the paper's q = 0.5: pausing at the first
 /// instance always lets the first intruder in, and a harmful intruder may come at a later
 /// one.
-fn params_for(config: &Config, tier: usize) -> [u32; 4] {
+///
+/// RaceFuzzer, in the same tiers, sends first the side of the race that came second in
+/// every trace that predicted it (`unseen`, from [`unseen_side_first`]): those traces passed
+/// in their order, so the other order is the one still to try. Its later runs flip the
+/// paper's coin (Algorithm 2, lines 11–18): the seen order may still fail after another
+/// path.
+fn params_for(config: &Config, tier: usize, unseen: Option<u8>) -> [u32; 4] {
     let mut params = config.params;
-    if config.strategy == StrategyId::Atom && params[0] == 0 && tier < 2 {
-        params[0] = jostle_kernel::strategy::Q_ONE;
+    if params[0] == 0 && tier < 2 {
+        match (config.strategy, unseen) {
+            (StrategyId::Atom, _) => params[0] = jostle_kernel::strategy::Q_ONE,
+            (StrategyId::Race, Some(side)) => params[0] = jostle_kernel::strategy::side_first(side),
+            _ => {}
+        }
     }
     params
+}
+
+/// The side (0 or 1, as the race breakpoints number them: the candidate's sorted sites) of
+/// a race candidate whose access came second in every witness; `None` when the witnesses
+/// saw both orders, for a site racing with itself, and for other kinds.
+fn unseen_side_first(candidate: &Candidate) -> Option<u8> {
+    if candidate.kind != CandidateKind::Race || candidate.sites.first() == candidate.sites.last() {
+        return None;
+    }
+    // A witness's events are side 0's access, then side 1's (`Candidate::from_race`).
+    let mut orders =
+        candidate
+            .evidence
+            .witnesses
+            .iter()
+            .filter_map(|w| match w.events.as_slice() {
+                [a, b] => Some(a < b),
+                _ => None,
+            });
+    let side0_first = orders.next()?;
+    orders
+        .all(|o| o == side0_first)
+        .then_some(if side0_first { 1 } else { 0 })
 }
 
 /// Tiers of a candidate's run indices: `0`, `1..4`, `4..16`, `16..` (each four times the
@@ -202,7 +236,7 @@ mod tests {
             strategy: StrategyId::Atom,
             ..Config::default()
         };
-        let q = |tier| params_for(&atom, tier)[0];
+        let q = |tier| params_for(&atom, tier, None)[0];
         let one = jostle_kernel::strategy::Q_ONE;
         assert_eq!([q(0), q(1), q(2), q(3)], [one, one, 0, 0]);
         // Another strategy's parameters, and a q the configuration gives, are kept.
@@ -210,12 +244,54 @@ mod tests {
             strategy: StrategyId::Race,
             ..Config::default()
         };
-        assert_eq!(params_for(&race, 0), [0; 4]);
+        assert_eq!(params_for(&race, 0, None), [0; 4]);
         let given = Config {
             params: [7, 0, 0, 0],
             ..atom
         };
-        assert_eq!(params_for(&given, 0)[0], 7);
+        assert_eq!(params_for(&given, 0, None)[0], 7);
+    }
+
+    #[test]
+    fn racefuzzer_sends_the_unseen_order_first_in_the_first_two_tiers_only() {
+        use jostle_checker::{Evidence, Witness};
+        use jostle_kernel::strategy::side_first;
+        let race = |sites: [u32; 2], witnesses: &[[u64; 2]]| {
+            Candidate::new(
+                CandidateKind::Race,
+                &sites,
+                &sites,
+                Evidence {
+                    witnesses: witnesses
+                        .iter()
+                        .enumerate()
+                        .map(|(trace, e)| Witness {
+                            trace: trace as u32,
+                            events: e.to_vec(),
+                        })
+                        .collect(),
+                    ..Evidence::default()
+                },
+            )
+        };
+        // Side 0 (the smaller site) came first in every trace: side 1 goes first.
+        assert_eq!(
+            unseen_side_first(&race([3, 9], &[[5, 8], [2, 40]])),
+            Some(1)
+        );
+        assert_eq!(unseen_side_first(&race([3, 9], &[[8, 5]])), Some(0));
+        // Both orders seen, or one site racing with itself: the coin.
+        assert_eq!(unseen_side_first(&race([3, 9], &[[5, 8], [8, 5]])), None);
+        assert_eq!(unseen_side_first(&race([3, 3], &[[5, 8]])), None);
+        let config = Config {
+            strategy: StrategyId::Race,
+            ..Config::default()
+        };
+        let first = |tier| params_for(&config, tier, Some(1))[0];
+        assert_eq!(
+            [first(0), first(1), first(2), first(3)],
+            [side_first(1), side_first(1), 0, 0]
+        );
     }
 
     #[test]
