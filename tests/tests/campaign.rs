@@ -404,7 +404,9 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
         let o = r.as_object_mut().unwrap();
         o.remove("timing");
         o.remove("shards");
-        o["runs"].as_object_mut().unwrap().remove("first_failure");
+        let runs = o["runs"].as_object_mut().unwrap();
+        runs.remove("first_failure");
+        runs.remove("first_failure_in");
     }
     let text = |r: &Value, dir: &str| r.to_string().replace(&format!("--report {dir} "), "");
     assert_eq!(text(&all, "all"), text(&merged, "merged"));
@@ -414,7 +416,10 @@ fn shards_merge_into_the_unsharded_counts_and_budgets_cut_deterministically() {
     jostle_in(d, &["campaign", fw, "--budget", "23", "--out", "budget"]);
     let b = report(&d.join("budget"));
     assert_eq!(b["stopped"], "budget");
-    let runs = b["runs"]["phase1"].as_u64().unwrap() + b["runs"]["phase2"].as_u64().unwrap();
+    let runs: u64 = ["phase1", "phase2", "search"]
+        .iter()
+        .map(|k| b["runs"][k].as_u64().unwrap())
+        .sum();
     assert_eq!(runs, 23);
     let confirmed = bugs(&b)
         .iter()
@@ -1096,6 +1101,38 @@ fn racefuzzer_tries_the_order_the_predicting_trace_did_not_show_first() {
         assert_eq!(first["strategy"], "race", "{race}");
         assert_ne!(first["params"][0], 0, "a side was named: {race}");
     }
+}
+
+#[test]
+fn under_a_budget_search_runs_between_the_candidates_later_runs() {
+    // benign_races_then_deadlock's candidates want 200 Phase II runs; a budget of 150 used
+    // to go to Phase II alone. Past each candidate's first four runs, every Phase II job is
+    // now followed by as many search runs, so the search has its share before the quotas
+    // end; without a budget there is no search, and Phase II makes its whole quota.
+    let exe = host_test_exe("benign_races_then_deadlock");
+    let runs = |budget: Option<&str>| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["campaign", exe.to_str().unwrap(), "--host", "--seed", "0"];
+        args.extend(["--phase1-runs", "1", "--max-rounds", "1", "--no-shrink"]);
+        if let Some(b) = budget {
+            args.extend(["--budget", b]);
+        }
+        let out = jostle_in(dir.path(), &args);
+        assert!(matches!(out.status.code(), Some(0 | 40)), "{out:?}");
+        let r = report(&dir.path().join("jostle-report"));
+        let n = |k: &str| r["runs"][k].as_u64().unwrap();
+        let tried = bugs(&r).iter().filter(|b| b["runs"] != 0).count() as u64;
+        (n("phase1"), n("phase2"), n("search"), tried)
+    };
+    let (phase1, phase2, search, tried) = runs(None);
+    assert_eq!((phase1, phase2, search), (1, 50 * tried, 0));
+    let (phase1, phase2, search, tried) = runs(Some("150"));
+    assert_eq!(phase1 + phase2 + search, 150);
+    let far = phase2 - 4 * tried;
+    assert!(
+        search > 0 && search <= far,
+        "phase2 {phase2} ({far} past the first four runs of {tried}), search {search}"
+    );
 }
 
 #[test]

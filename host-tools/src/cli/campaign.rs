@@ -58,10 +58,10 @@ pub(crate) struct CampaignArgs {
     /// host port, the run's wall-clock limit).
     #[arg(long, default_value_t = 10.0, value_parser = crate::cli::args::seconds, value_name = "SECS")]
     pub(crate) timeout: f64,
-    /// The search's strategies, taken in turn by blocks of 50 runs, for the rest of a
-    /// budget after the candidates (`random`, `pct` = PCT of depth 3, `pos`, `surw` =
+    /// The search's strategies, taken in turn by blocks of 50 runs, between the candidates'
+    /// later runs and for the rest of a budget after them (`random`, `pct` = PCT of depth 3, `pos`, `surw` =
     /// SURW with Phase I's first run as its profiling run; `none`: no search).
-    #[arg(long, default_value = "pos,surw,pct,random", value_name = "LIST")]
+    #[arg(long, default_value = "surw,pos,pct,random", value_name = "LIST")]
     pub(crate) search: String,
     /// Stop at the first failing run; report.json's `runs.first_failure` counts the runs
     /// made up to it (with `--max-rounds 0 --search S`: strategy S alone).

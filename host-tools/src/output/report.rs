@@ -94,6 +94,10 @@ pub struct RunCounts {
     /// `None` when no run failed, and in merged reports (shards have no common order).
     #[serde(default)]
     pub first_failure: Option<u64>,
+    /// What made the first failing run: `phase1`, `phase2` (a candidate's run) or `search`
+    /// (search runs also come between Phase II's later runs). Absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_failure_in: Option<String>,
 }
 
 impl RunCounts {

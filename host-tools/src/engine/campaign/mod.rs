@@ -141,6 +141,8 @@ pub struct Campaign<'r> {
     phase1_max_steps: u32,
     /// SURW's profile: Phase I's first run (when the search's portfolio has SURW).
     surw_profile: Option<crate::engine::surw::Profile>,
+    /// Search runs of this shard planned so far (the next one's place in the blocks).
+    search_planned: u64,
 }
 
 impl<'r> Campaign<'r> {
@@ -204,6 +206,7 @@ impl<'r> Campaign<'r> {
             last_write: Instant::now(),
             phase1_max_steps: 0,
             surw_profile: None,
+            search_planned: 0,
         }
     }
 

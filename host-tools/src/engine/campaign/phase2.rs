@@ -14,6 +14,16 @@ use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel};
 use std::collections::BTreeSet;
 
+/// A round's Phase II jobs, tier by tier.
+pub(super) struct Phase2Jobs {
+    /// Every candidate's first run (and DrFinder chains).
+    pub(super) first: Vec<Job>,
+    /// Runs 1-3 of each candidate.
+    pub(super) near: Vec<Job>,
+    /// The rest of each candidate's runs, tier by tier.
+    pub(super) far: Vec<Job>,
+}
+
 impl Campaign<'_> {
     /// The jobs of `queue`'s candidates: every candidate's first run (and DrFinder chains),
     /// then the later runs, tier by tier. A candidate that cannot be targeted is marked
@@ -21,7 +31,7 @@ impl Campaign<'_> {
     pub(super) fn phase2_jobs(
         &mut self,
         queue: &[(Candidate, StrategyId)],
-    ) -> Result<(Vec<Job>, Vec<Job>), JostleError> {
+    ) -> Result<Phase2Jobs, JostleError> {
         let space = self.transport.space();
         let mut first_runs = Vec::new();
         let mut later_runs: [Vec<Job>; TIERS - 1] = Default::default();
@@ -127,7 +137,12 @@ impl Campaign<'_> {
         // Every candidate's first run, then every candidate's next few, and so on: a real
         // bug its strategy makes happen shows in its first runs, so it is not left waiting
         // behind the whole quota of each harmless candidate queued before it.
-        Ok((first_runs, later_runs.into_iter().flatten().collect()))
+        let [near, rest @ ..] = later_runs;
+        Ok(Phase2Jobs {
+            first: first_runs,
+            near,
+            far: rest.into_iter().flatten().collect(),
+        })
     }
 
     /// The races to try with DrFinder: those whose first RaceFuzzer run did not make them

@@ -176,6 +176,14 @@ impl Campaign<'_> {
         if f.is_failure() && self.report.runs.first_failure.is_none() {
             // Runs are taken in job order, so this count does not depend on -j.
             self.report.runs.first_failure = Some(self.report.runs.total());
+            self.report.runs.first_failure_in = Some(
+                match job.work {
+                    Work::PhaseOne => "phase1",
+                    Work::Candidate(_) => "phase2",
+                    Work::Search => "search",
+                }
+                .into(),
+            );
             if self.settings.until_failure {
                 self.failure_hit.store(true, Ordering::SeqCst);
             }

@@ -70,22 +70,28 @@ impl Campaign<'_> {
                 continue;
             }
             self.set_phase(&format!("phase II round {round}"));
-            let (first_runs, later_runs) = self.phase2_jobs(&queue)?;
-            self.execute(first_runs, progress)?;
+            let jobs = self.phase2_jobs(&queue)?;
+            self.execute(jobs.first, progress)?;
             if !phase1_rest.is_empty() {
                 self.phase1(std::mem::replace(&mut phase1_rest, 0..0), progress)?;
                 self.set_phase(&format!("phase II round {round}"));
             }
-            self.execute(later_runs, progress)?;
+            self.execute(jobs.near, progress)?;
+            // Past each candidate's first four runs, search (under a budget) takes as many
+            // runs as the candidates do.
+            let far = self.with_search(jobs.far);
+            self.execute(far, progress)?;
             // DrFinder for the races whose first RaceFuzzer run did not make them real, when
             // may-trigger relations exist (a race hidden behind a lock hand-off).
             if self.halted() {
                 break;
             }
             let fallback = self.drfinder_fallback();
-            let (first_runs, later_runs) = self.phase2_jobs(&fallback)?;
-            self.execute(first_runs, progress)?;
-            self.execute(later_runs, progress)?;
+            let jobs = self.phase2_jobs(&fallback)?;
+            self.execute(jobs.first, progress)?;
+            self.execute(jobs.near, progress)?;
+            let far = self.with_search(jobs.far);
+            self.execute(far, progress)?;
             // The bugs this round made real, replayed at full trace (their timelines, made
             // now rather than at the end): a run that made one real may have taken a path no
             // earlier trace showed (racebench 031: a handler's 0 between two reads leads to
