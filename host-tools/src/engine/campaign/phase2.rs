@@ -14,14 +14,12 @@ use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel};
 use std::collections::BTreeSet;
 
-/// A round's Phase II jobs, tier by tier.
+/// A round's Phase II jobs.
 pub(super) struct Phase2Jobs {
     /// Every candidate's first run (and DrFinder chains).
     pub(super) first: Vec<Job>,
-    /// Runs 1-3 of each candidate.
-    pub(super) near: Vec<Job>,
     /// The rest of each candidate's runs, tier by tier.
-    pub(super) far: Vec<Job>,
+    pub(super) later: Vec<Job>,
 }
 
 impl Campaign<'_> {
@@ -137,11 +135,9 @@ impl Campaign<'_> {
         // Every candidate's first run, then every candidate's next few, and so on: a real
         // bug its strategy makes happen shows in its first runs, so it is not left waiting
         // behind the whole quota of each harmless candidate queued before it.
-        let [near, rest @ ..] = later_runs;
         Ok(Phase2Jobs {
             first: first_runs,
-            near,
-            far: rest.into_iter().flatten().collect(),
+            later: later_runs.into_iter().flatten().collect(),
         })
     }
 

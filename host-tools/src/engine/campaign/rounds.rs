@@ -76,11 +76,10 @@ impl Campaign<'_> {
                 self.phase1(std::mem::replace(&mut phase1_rest, 0..0), progress)?;
                 self.set_phase(&format!("phase II round {round}"));
             }
-            self.execute(jobs.near, progress)?;
-            // Past each candidate's first four runs, search (under a budget) takes as many
-            // runs as the candidates do.
-            let far = self.with_search(jobs.far);
-            self.execute(far, progress)?;
+            // Past each candidate's first run, search (under a budget) takes as many runs as
+            // the candidates do.
+            let later = self.with_search(jobs.later);
+            self.execute(later, progress)?;
             // DrFinder for the races whose first RaceFuzzer run did not make them real, when
             // may-trigger relations exist (a race hidden behind a lock hand-off).
             if self.halted() {
@@ -89,9 +88,8 @@ impl Campaign<'_> {
             let fallback = self.drfinder_fallback();
             let jobs = self.phase2_jobs(&fallback)?;
             self.execute(jobs.first, progress)?;
-            self.execute(jobs.near, progress)?;
-            let far = self.with_search(jobs.far);
-            self.execute(far, progress)?;
+            let later = self.with_search(jobs.later);
+            self.execute(later, progress)?;
             // The bugs this round made real, replayed at full trace (their timelines, made
             // now rather than at the end): a run that made one real may have taken a path no
             // earlier trace showed (racebench 031: a handler's 0 between two reads leads to
