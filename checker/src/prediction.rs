@@ -181,7 +181,7 @@ impl Evidence {
         self.site_contexts.extend(other.site_contexts);
         self.interleavers.extend(other.interleavers);
         self.written_values.extend(other.written_values);
-        while self.written_values.len() > 2 {
+        while self.written_values.len() > crate::redundant::KEEP {
             self.written_values.pop_last();
         }
         cap(&mut self.witnesses);

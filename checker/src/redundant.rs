@@ -14,8 +14,9 @@ use jostle_kernel::event::Event;
 
 use crate::hash::FxHashMap;
 
-/// Distinct values kept per site: two are enough to know the writes differ.
-const KEEP: usize = 2;
+/// Distinct values kept per site (and per race, [`crate::Evidence::written_values`]): two
+/// are enough to know the writes differ.
+pub(crate) const KEEP: usize = 2;
 
 /// What one trace says of the values each site wrote.
 #[derive(Debug, Default)]
@@ -31,10 +32,7 @@ impl WrittenValues {
         let mut sites: FxHashMap<u32, Option<BTreeSet<u32>>> = FxHashMap::default();
         for (i, e) in trace.iter().enumerate() {
             let (site, value) = match *e {
-                Event::Write { t, s, .. } => match trace.get(i + 1) {
-                    Some(&Event::Value { t: vt, v, .. }) if vt == t => (s, Some(v)),
-                    _ => (s, None),
-                },
+                Event::Write { s, .. } => (s, Event::value_after(trace, i).map(|(v, _)| v)),
                 Event::Read { s, .. }
                 | Event::Update { s, .. }
                 | Event::AtomicLoad { s, .. }
@@ -44,12 +42,12 @@ impl WrittenValues {
                 _ => continue,
             };
             let entry = sites.entry(site).or_insert_with(|| Some(BTreeSet::new()));
-            match (entry.as_mut(), value) {
-                (Some(values), Some(v)) if values.len() < KEEP => {
+            match (value, entry.as_mut()) {
+                (None, _) => *entry = None,
+                (Some(v), Some(values)) if values.len() < KEEP => {
                     values.insert(v);
                 }
-                (Some(_), Some(_)) | (None, _) => {}
-                (Some(_), None) => *entry = None,
+                _ => {}
             }
         }
         Self { sites }

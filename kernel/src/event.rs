@@ -436,6 +436,17 @@ impl Event {
         self.kind().level()
     }
 
+    /// The value (`v`, with its [`ValueKind`] `k`) that the access at `events[i]` read,
+    /// wrote or left: the [`Event::Value`] right after it, from the same task (a value is
+    /// emitted right after its access, before any other scheduling point).
+    pub fn value_after(events: &[Event], i: usize) -> Option<(u32, u8)> {
+        let t = events.get(i)?.task()?;
+        match *events.get(i + 1)? {
+            Event::Value { t: vt, v, k } if vt == t => Some((v, k)),
+            _ => None,
+        }
+    }
+
     /// The site of this event, when it has one: its `s` field, except for an atomicity
     /// violation, whose site is its block's.
     pub fn site(&self) -> Option<u32> {

@@ -652,15 +652,17 @@ impl Targets {
             .map(|b| b.aux as u8)
     }
 
+    /// Is `site` on side `side` (0 or 1) of the targeted race?
+    fn on_race_side(&self, site: u32, side: u8) -> bool {
+        self.breakpoints
+            .iter()
+            .any(|b| b.site == site && b.aux == aux(role::RACE, side))
+    }
+
     /// The side (0 or 1) of the targeted race that `site` is on, when it is on one side only
     /// (a site racing with itself is on both: its two tasks have no sides).
     pub fn sole_race_side(&self, site: u32) -> Option<u8> {
-        let on = |side: u8| {
-            self.breakpoints
-                .iter()
-                .any(|b| b.site == site && b.aux == aux(role::RACE, side))
-        };
-        match (on(0), on(1)) {
+        match (self.on_race_side(site, 0), self.on_race_side(site, 1)) {
             (true, false) => Some(0),
             (false, true) => Some(1),
             _ => None,
@@ -694,12 +696,8 @@ impl Targets {
     /// location can have several `Location` records); a pair whose sides are the same site
     /// is one site racing with itself.
     pub fn is_pair(&self, a: u32, b: u32) -> bool {
-        let on_side = |site: u32, side: u8| {
-            self.breakpoints
-                .iter()
-                .any(|bp| bp.site == site && bp.aux == aux(role::RACE, side))
-        };
-        (on_side(a, 0) && on_side(b, 1)) || (on_side(a, 1) && on_side(b, 0))
+        (self.on_race_side(a, 0) && self.on_race_side(b, 1))
+            || (self.on_race_side(a, 1) && self.on_race_side(b, 0))
     }
 
     /// Is the atomic-block pattern of `t` at its pending `op` targeted? (No block or

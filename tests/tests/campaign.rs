@@ -9,7 +9,7 @@ use common::*;
 use jostle_host_tools::RunOutcome;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// The line of `example`'s source whose comment is `// marker` (the paper's statement
 /// numbers), as `file:line` without the column.
@@ -40,6 +40,17 @@ fn has_site(bug: &Value, prefix: &str) -> bool {
 
 /// The recorded runs' timelines in report.html (one per confirmed bug and per failure; a
 /// shrunk run's comes before it), each with the bug's or failure's steps marked.
+/// `jostle campaign EXE --seed SEED ARGS…` in a new directory: its output, and the directory
+/// (the report is in `jostle-report` there).
+fn seeded_campaign(exe: &Path, seed: u64, args: &[&str]) -> (Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = seed.to_string();
+    let mut all = vec!["campaign", exe.to_str().unwrap(), "--seed", &seed];
+    all.extend(args);
+    let out = jostle_in(dir.path(), &all);
+    (out, dir)
+}
+
 fn html_timelines(dir: &Path) -> usize {
     let html = std::fs::read_to_string(dir.join("report.html")).expect("report.html");
     let options = roxmltree::ParsingOptions {
@@ -1015,12 +1026,22 @@ fn redundant_write_races_are_tried_after_every_other_candidate() {
     // run for each race that is not redundant, only those are tried.
     let exe = host_test_exe("redundant_writes");
     for seed in 0..3 {
-        let dir = tempfile::tempdir().unwrap();
-        let seed = seed.to_string();
-        let mut args = vec!["campaign", exe.to_str().unwrap(), "--host", "--seed", &seed];
-        args.extend(["--phase1-runs", "1", "--max-rounds", "1"]);
-        args.extend(["--runs-per-candidate", "1", "--no-shrink", "--budget", "3"]);
-        let out = jostle_in(dir.path(), &args);
+        let (out, dir) = seeded_campaign(
+            &exe,
+            seed,
+            &[
+                "--host",
+                "--phase1-runs",
+                "1",
+                "--max-rounds",
+                "1",
+                "--runs-per-candidate",
+                "1",
+                "--no-shrink",
+                "--budget",
+                "3",
+            ],
+        );
         assert_eq!(out.status.code(), Some(0), "seed {seed}: {out:?}");
         let report_dir = dir.path().join("jostle-report");
         let r = report(&report_dir);
@@ -1079,14 +1100,11 @@ fn racefuzzer_tries_the_order_the_predicting_trace_did_not_show_first() {
         .map(|seed| (&host, true, seed))
         .chain((0..3).map(|seed| (&qemu, false, seed)));
     for (exe, on_host, seed) in runs {
-        let dir = tempfile::tempdir().unwrap();
-        let seed = seed.to_string();
-        let mut args = vec!["campaign", exe.to_str().unwrap(), "--seed", &seed];
-        args.extend(["--until-failure", "--no-shrink"]);
+        let mut args = vec!["--until-failure", "--no-shrink"];
         if on_host {
             args.push("--host");
         }
-        let out = jostle_in(dir.path(), &args);
+        let (out, dir) = seeded_campaign(exe, seed, &args);
         assert_eq!(out.status.code(), Some(40), "seed {seed}: {out:?}");
         let r = report(&dir.path().join("jostle-report"));
         assert_eq!(
@@ -1111,13 +1129,18 @@ fn under_a_budget_search_runs_between_the_candidates_later_runs() {
     // without a budget there is no search, and Phase II makes its whole quota.
     let exe = host_test_exe("benign_races_then_deadlock");
     let runs = |budget: Option<&str>| {
-        let dir = tempfile::tempdir().unwrap();
-        let mut args = vec!["campaign", exe.to_str().unwrap(), "--host", "--seed", "0"];
-        args.extend(["--phase1-runs", "1", "--max-rounds", "1", "--no-shrink"]);
+        let mut args = vec![
+            "--host",
+            "--phase1-runs",
+            "1",
+            "--max-rounds",
+            "1",
+            "--no-shrink",
+        ];
         if let Some(b) = budget {
             args.extend(["--budget", b]);
         }
-        let out = jostle_in(dir.path(), &args);
+        let (out, dir) = seeded_campaign(&exe, 0, &args);
         assert!(matches!(out.status.code(), Some(0 | 40)), "{out:?}");
         let r = report(&dir.path().join("jostle-report"));
         let n = |k: &str| r["runs"][k].as_u64().unwrap();
@@ -1143,16 +1166,11 @@ fn a_predicted_block_fails_in_its_first_atomfuzzer_run() {
     // q = 0.5 throughout, seeds 0-5 took 3, 1, 13, 7, 7 and 6 runs.
     let exe = host_exe("two_stage");
     for seed in 0..6 {
-        let dir = tempfile::tempdir().unwrap();
-        let seed = seed.to_string();
-        let out = jostle_in(
-            dir.path(),
+        let (out, dir) = seeded_campaign(
+            &exe,
+            seed,
             &[
-                "campaign",
-                exe.to_str().unwrap(),
                 "--host",
-                "--seed",
-                &seed,
                 "--until-failure",
                 "--budget",
                 "2000",
@@ -1173,22 +1191,8 @@ fn an_interleaver_that_would_come_too_early_is_held_back_until_the_block_pauses(
     // nobody unless the reporter is held at that acquire (the candidate's interleaver) until
     // then: without the hold, 1, 0 and 0 of the 50 runs of seeds 0-2 confirmed the block.
     let exe = host_exe("two_stage");
-    for seed in ["0", "1"] {
-        let dir = tempfile::tempdir().unwrap();
-        let out = jostle_in(
-            dir.path(),
-            &[
-                "campaign",
-                exe.to_str().unwrap(),
-                "--host",
-                "--seed",
-                seed,
-                "--arg",
-                "0",
-                "--arg",
-                "12",
-            ],
-        );
+    for seed in 0..2 {
+        let (out, dir) = seeded_campaign(&exe, seed, &["--host", "--arg", "0", "--arg", "12"]);
         assert_eq!(out.status.code(), Some(40), "seed {seed}: {out:?}");
         let r = report(&dir.path().join("jostle-report"));
         let atomicity: Vec<&Value> = bugs(&r)

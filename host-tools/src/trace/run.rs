@@ -113,13 +113,9 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
 /// follows it, from the same task (a value is emitted right after its access, before any
 /// other scheduling point).
 pub fn value_after(events: &[Event], i: usize) -> Option<String> {
-    let t = events.get(i)?.task()?;
-    match events.get(i + 1)? {
-        Event::Value { t: vt, v, k } if *vt == t && location_of(&events[i]).is_some() => {
-            Some(jostle_kernel::event::ValueKind::render(*k, *v))
-        }
-        _ => None,
-    }
+    location_of(events.get(i)?)?;
+    let (v, k) = Event::value_after(events, i)?;
+    Some(jostle_kernel::event::ValueKind::render(k, v))
 }
 
 /// Everything known about one run.
