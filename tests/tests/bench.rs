@@ -100,4 +100,24 @@ fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their
     assert!(text.contains("goal <= 5000"), "{text}");
     assert!(text.contains("footprint"), "{text}");
     assert!(text.contains("goal: point <= 50, switch <= 120"), "{text}");
+    // Each point of the two-task ping-pong is timed on its own: a point that draws costs
+    // more than a lone task's, and one that switches more than one that stays.
+    let random = text
+        .lines()
+        .find(|l| l.starts_with("kernel cost  random"))
+        .unwrap_or_else(|| panic!("no random row:\n{text}"));
+    let after = |phrase: &str| -> f64 {
+        let at = random.find(phrase).expect(phrase) + phrase.len();
+        random[at..]
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.trim_end_matches(',').parse().ok())
+            .unwrap_or_else(|| panic!("no number after `{phrase}` in `{random}`"))
+    };
+    let (alone, stays, switch) = (
+        after("yield point"),
+        after("point that stays"),
+        after("point with switch"),
+    );
+    assert!(0.0 < alone && alone < stays && stays < switch, "{random}");
 }

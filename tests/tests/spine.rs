@@ -8,7 +8,7 @@ use jostle_host_tools::Outcome;
 use jostle_host_tools::trace::decode::{FrameDecoder, Item};
 use jostle_kernel::config::{Rejection, StrategyId};
 use jostle_kernel::event::WaitKind;
-use jostle_kernel::{Config, Event, Verdict};
+use jostle_kernel::{Config, Event, TraceLevel, Verdict};
 
 #[test]
 fn same_seed_gives_a_byte_identical_event_stream() {
@@ -178,12 +178,31 @@ fn firmware_arguments_reach_the_firmware() {
 }
 
 #[test]
+fn a_yield_on_the_lean_path_teaches_pct_the_same_on_qemu_and_the_host_port() {
+    // Below the full trace, where yields take the lean path: PCT learns from the yield that
+    // nobody else could have run at; who takes the lock after it shows in the sync events.
+    let fw = firmware("yield_holding_lock");
+    let exe = host_test_exe("yield_holding_lock");
+    for seed in 0..16 {
+        let c = Config {
+            strategy: StrategyId::Pct,
+            trace: TraceLevel::Sync,
+            ..config(seed, &[])
+        };
+        let q = run_qemu(&fw, c.clone());
+        let h = run_host_exe(&exe, c);
+        assert_same_decisions(&q, &h, &format!("yield_holding_lock pct seed {seed}"));
+    }
+}
+
+#[test]
 fn host_port_and_qemu_make_the_same_decisions() {
-    // Atomics and interrupts included: their operations are steps too. Random, and POS,
-    // whose decisions read every task's pending operation.
+    // Atomics and interrupts included: their operations are steps too. Random; POS, whose
+    // decisions read every task's pending operation; PCT, which learns from every yield
+    // (on the lean path as in the general loop).
     for &bin in CROSS_PORT_EXAMPLES {
         let fw = firmware(bin);
-        for strategy in [StrategyId::Random, StrategyId::Pos] {
+        for strategy in [StrategyId::Random, StrategyId::Pos, StrategyId::Pct] {
             for seed in 0..8 {
                 let c = Config {
                     strategy,

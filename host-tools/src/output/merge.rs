@@ -90,8 +90,6 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
         // Counts of the shards given only: say so rather than pass for the whole campaign.
         out.stopped = "incomplete".into();
     }
-    let total = out.runs.total();
-    out.timing.runs_per_second = total as f64 / out.timing.wall_seconds.max(1e-9);
     out.bugs = bugs.into_values().collect();
     out.failures = failures.into_values().collect();
     out.sort_failures();
@@ -114,6 +112,8 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
     let kept = out.bugs.iter().map(|b| &b.shrunk);
     let kept = kept.chain(out.failures.iter().map(|f| &f.shrunk));
     out.runs.shrink = kept.flatten().map(|s| u64::from(s.runs)).sum();
+    let made = out.runs.made();
+    out.timing.runs_per_second = made as f64 / out.timing.wall_seconds.max(1e-9);
     Ok(out)
 }
 

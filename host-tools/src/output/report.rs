@@ -105,6 +105,12 @@ impl RunCounts {
     pub fn total(&self) -> u64 {
         self.phase1 + self.phase2 + self.search
     }
+
+    /// Every run the campaign made on its workers: [`RunCounts::total`] and shrinking's
+    /// (the timeline replays, a few per campaign, are not counted).
+    pub fn made(&self) -> u64 {
+        self.total() + self.shrink
+    }
 }
 
 /// Wall-clock figures.
@@ -112,7 +118,8 @@ impl RunCounts {
 pub struct Timing {
     /// Wall time of the campaign.
     pub wall_seconds: f64,
-    /// Runs per second over the whole campaign.
+    /// Runs per second over the whole campaign: every run made ([`RunCounts::made`]) over
+    /// the wall time.
     pub runs_per_second: f64,
     /// Workers.
     pub jobs: usize,

@@ -181,7 +181,7 @@ impl<K: Sink> Core<K> {
             self.check_targets(t, &op);
         }
         self.execute(t, op);
-        if self.lean_ops & crate::op::LEAN_YIELD == 0 && matches!(op, Op::Yield { .. }) {
+        if self.sees_yields && matches!(op, Op::Yield { .. }) {
             self.strategy.spun(t);
         }
         if self.tracking {

@@ -3,7 +3,7 @@
 //! budget of steps ([`Core::refresh_lean`]).
 
 use super::{Core, Next, Sink};
-use crate::op::{Op, Slot};
+use crate::op::{LEAN_ACCESSES, LEAN_YIELD, Op, Slot};
 use crate::task::{TaskId, TaskSet};
 
 impl<K: Sink> Core<K> {
@@ -29,6 +29,9 @@ impl<K: Sink> Core<K> {
     /// [`Core::lean_point`]; or [`Core::stopped_at`] when the gate is shut.
     #[inline(always)]
     pub fn point(&mut self, me: TaskId, op: Op) -> Next {
+        if let Op::Yield { .. } = op {
+            return self.yield_point(me, op);
+        }
         if !self.lean_gate(&op) {
             return self.stopped_at(me, op);
         }
@@ -38,18 +41,21 @@ impl<K: Sink> Core<K> {
         self.lean_point(me, op)
     }
 
-    /// May `op` take the lean path: a plain access or yield (a yield only when the strategy
-    /// does not see them), budget left, at a site nothing aims at?
+    /// May `op` take the lean path: a plain access, budget left, at a site nothing aims at?
+    /// (Yields have their own gate, [`Core::yield_gate`]; the accesses' mask alone is one
+    /// immediate operand.)
     #[inline(always)]
     pub fn lean_gate(&self, op: &Op) -> bool {
-        self.lean_budget != 0 && self.lean_op(op)
+        self.lean_budget != 0
+            && op.lean_bit() & LEAN_ACCESSES != 0
+            && !self.targets.may_aim_at_op(op)
     }
 
-    /// Is `op` one the lean path may execute: a plain access or yield (a yield only when
-    /// the strategy does not see them) at a site nothing aims at?
+    /// Is `op` one the lean path may execute: a plain access or yield at a site nothing
+    /// aims at?
     #[inline(always)]
     fn lean_op(&self, op: &Op) -> bool {
-        self.lean_ops & op.lean_bit() != 0 && !self.targets.may_aim_at_op(op)
+        op.lean_bit() & (LEAN_ACCESSES | LEAN_YIELD) != 0 && !self.targets.may_aim_at_op(op)
     }
 
     /// Past the lean gate: when no other task may be picked, the caller goes on (`true`, the
@@ -67,6 +73,56 @@ impl<K: Sink> Core<K> {
     /// the general loop, if it declines).
     #[inline(always)]
     pub fn lean_point(&mut self, me: TaskId, op: Op) -> Next {
+        self.lean_pick_point(me, op, false)
+    }
+
+    /// Task `me` stops before the yield `op` (an [`Op::Yield`]); returns what runs next.
+    ///
+    /// A yield takes the lean path under every strategy, also one that sees yields (PCT,
+    /// POS): there the general loop's only extra work for an executed yield is
+    /// [`crate::strategy::AnyStrategy::spun`] on the task that executed it, which
+    /// [`Core::yielded`] does here (and [`Core::lean_switch`] for a picked task stopped at
+    /// a yield).
+    ///
+    /// A port may split this as [`Core::point`]: [`Core::yield_gate`], then
+    /// [`Core::lean_alone`] followed by [`Core::yielded`], then [`Core::lean_yield_point`].
+    #[inline(always)]
+    pub fn yield_point(&mut self, me: TaskId, op: Op) -> Next {
+        if !self.yield_gate(&op) {
+            return self.stopped_at(me, op);
+        }
+        if self.lean_alone() {
+            self.yielded(me);
+            return Next::Run(me);
+        }
+        self.lean_yield_point(me, op)
+    }
+
+    /// May the yield `op` take the lean path: budget left, at a site nothing aims at?
+    #[inline(always)]
+    pub fn yield_gate(&self, op: &Op) -> bool {
+        self.lean_budget != 0 && !self.targets.may_aim_at_op(op)
+    }
+
+    /// Task `me` has just executed a yield on the lean path: a strategy that sees yields
+    /// learns that `me` may be spinning, as the general loop's `run` tells it.
+    #[inline(always)]
+    pub fn yielded(&mut self, me: TaskId) {
+        if self.sees_yields {
+            self.strategy.spun(me);
+        }
+    }
+
+    /// [`Core::lean_point`] for a yield, past [`Core::yield_gate`].
+    #[inline(always)]
+    pub fn lean_yield_point(&mut self, me: TaskId, op: Op) -> Next {
+        self.lean_pick_point(me, op, true)
+    }
+
+    /// The lean pick at `me`'s point before `op` (a yield when `yielding`: known at each
+    /// call, so accesses pay nothing for the yield's case).
+    #[inline(always)]
+    fn lean_pick_point(&mut self, me: TaskId, op: Op, yielding: bool) -> Next {
         let others = self.stopped.and(self.lean_allowed);
         if let Some(t) = self
             .strategy
@@ -74,6 +130,9 @@ impl<K: Sink> Core<K> {
         {
             if t == me {
                 self.lean_step();
+                if yielding {
+                    self.yielded(me);
+                }
                 return Next::Run(me);
             }
             self.stop(me, op);
@@ -98,7 +157,8 @@ impl<K: Sink> Core<K> {
 
     /// The lean path picked `t`, another task than the caller: when `t` is stopped at a
     /// plain access or yield that nothing aims at, it executes here (what `run` would do for
-    /// it: nothing but the step); otherwise the general loop takes over after the pick.
+    /// it: the step, and for a yield what a strategy that sees yields learns); otherwise the
+    /// general loop takes over after the pick.
     #[inline(never)]
     fn lean_switch(&mut self, t: TaskId) -> Next {
         // The budget the caller's gate saw is untouched: a pick takes no step.
@@ -108,6 +168,9 @@ impl<K: Sink> Core<K> {
             self.slots[t as usize] = Slot::Alive(None);
             self.stopped.remove(t);
             self.lean_step();
+            if let Op::Yield { .. } = op {
+                self.yielded(t);
+            }
             return Next::Run(t);
         }
         self.after_pick(t)

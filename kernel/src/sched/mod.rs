@@ -61,9 +61,6 @@ const INPUT_STREAM: u64 = 0x1A9D_7E5C_0B3F_4C21;
 /// access took one more instruction to form the offset).
 #[repr(C)]
 pub struct Core<K: Sink> {
-    /// The [`Op::lean_bit`]s of the operations that may take the lean path: plain
-    /// accesses, and yields unless the strategy sees every yield.
-    lean_ops: u32,
     /// Scheduling steps the lean path may still take on its own (0: every point goes
     /// through the general loop). Recomputed after every step of the general loop
     /// ([`Core::refresh_lean`]): it is 0 while anything is forced or postponed, at full
@@ -77,6 +74,8 @@ pub struct Core<K: Sink> {
     /// disabled, nor, while a task holds the critical section, any other task. Only the
     /// general loop changes what this depends on.
     lean_allowed: TaskSet,
+    /// Whether the strategy learns from every executed yield ([`crate::strategy::Strategy::SEES_YIELDS`]).
+    sees_yields: bool,
     steps: u32,
     targets: Targets,
     rng: SchedRng,
@@ -160,7 +159,7 @@ impl<K: Sink> Core<K> {
             checking: false,
             tracking: false,
             analyzing: false,
-            lean_ops: 0,
+            sees_yields: false,
             lean_budget: 0,
             lean_allowed: TaskSet::EMPTY,
             irqs: crate::fixed::Vec::new(),
@@ -205,7 +204,7 @@ impl<K: Sink> Core<K> {
             checking,
             tracking,
             analyzing,
-            lean_ops,
+            sees_yields,
             lean_budget,
             lean_allowed,
             irqs,
@@ -253,11 +252,7 @@ impl<K: Sink> Core<K> {
         *tracking =
             targets.atomicity || targets.all_blocks || targets.triple || config.strategy.tracks();
         *analyzing = config.strategy.analyzes();
-        *lean_ops = if config.strategy.sees_yields() {
-            crate::op::LEAN_ACCESSES
-        } else {
-            crate::op::LEAN_ACCESSES | crate::op::LEAN_YIELD
-        };
+        *sees_yields = config.strategy.sees_yields();
         *lean_budget = 0;
         *lean_allowed = TaskSet::EMPTY;
         tracker.clear(used, irqs.len());

@@ -266,7 +266,7 @@ use crate::targets::{aux, role};
 const YIELDS: [Op; 6] = [Op::Yield { s: 9 }; 6];
 
 /// An operation of a generated program: accesses on two locations at four sites, yields,
-/// and balanced lock sections on two locks.
+/// and balanced lock sections on two locks (a write or a yield inside).
 fn arb_step() -> impl proptest::strategy::Strategy<Value = Vec<Op>> {
     use proptest::prelude::*;
     prop_oneof![
@@ -277,6 +277,13 @@ fn arb_step() -> impl proptest::strategy::Strategy<Value = Vec<Op>> {
         (200u32..202, 1u32..5, 100u32..102).prop_map(|(l, s, a)| vec![
             Op::Acquire { s: 10 + s, l, c: l },
             Op::Write { s, a },
+            Op::Release { s: 20 + s, l },
+        ]),
+        // A yield while others wait for the lock: the yielder may be the only one that can
+        // run, and what a strategy that sees yields learns from it decides the next pick.
+        (200u32..202, 1u32..5).prop_map(|(l, s)| vec![
+            Op::Acquire { s: 10 + s, l, c: l },
+            Op::Yield { s },
             Op::Release { s: 20 + s, l },
         ]),
     ]
@@ -341,6 +348,41 @@ proptest::proptest! {
         let mut new = Core::new(&config, 1, Rec::default());
         let fresh = drive(&mut new, &second, &handlers, true);
         proptest::prop_assert_eq!((again, restarted.sink.0), (fresh, new.sink.0));
+    }
+}
+
+/// Under PCT, which sees every yield, a yield the lean path executes lowers the yielder
+/// as the general loop's does, also when nobody else could run at that point: here the
+/// other task waits for the lock the yielder holds, and once it is released, whom PCT
+/// picks depends on that change.
+#[test]
+fn a_lean_yield_under_pct_changes_the_priority_as_the_general_loop_does() {
+    let holder = [
+        Op::Acquire {
+            s: 11,
+            l: 200,
+            c: 200,
+        },
+        Op::Yield { s: 3 },
+        Op::Release { s: 21, l: 200 },
+        Op::Write { s: 1, a: 100 },
+        Op::Write { s: 1, a: 100 },
+    ];
+    let waiter = [
+        Op::Yield { s: 4 },
+        Op::Acquire {
+            s: 12,
+            l: 200,
+            c: 200,
+        },
+        Op::Write { s: 2, a: 100 },
+        Op::Release { s: 22, l: 200 },
+    ];
+    for seed in 0..40 {
+        let config = generated_config(StrategyId::Pct as u8, seed, false, 200);
+        let lean = schedule_of(&config, &[&holder, &waiter], true);
+        let general = schedule_of(&config, &[&holder, &waiter], false);
+        assert_eq!(lean, general, "seed {seed}");
     }
 }
 

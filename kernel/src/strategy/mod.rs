@@ -76,7 +76,8 @@ pub trait Strategy {
     /// With no atomic block named by the breakpoints, does the strategy aim at every
     /// block (AtomFuzzer)?
     const AIMS_AT_EVERY_BLOCK: bool = false;
-    /// Must every yield reach [`Strategy::spun`]? (Yields then leave the lean path.)
+    /// Must every yield reach [`Strategy::spun`]? (The lean path tells it, as the general
+    /// loop does.)
     const SEES_YIELDS: bool = false;
     /// Does the seed draw interrupt firings (`sched::irq`)? Not under a strategy that
     /// replays recorded firings (Schedule): only its requests, and firings when no task can
@@ -272,7 +273,8 @@ macro_rules! registry {
                 }
             }
 
-            /// See [`Strategy::spun`].
+            /// See [`Strategy::spun`]. Inlined: PCT's lean yields pay for it.
+            #[inline(always)]
             pub fn spun(&mut self, t: TaskId) {
                 match self {
                     $( AnyStrategy::$variant(s) => s.spun(t), )*

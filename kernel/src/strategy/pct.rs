@@ -37,8 +37,9 @@ pub struct Pct {
     change: crate::fixed::Vec<u32, MAX_DEPTH>,
     /// Change points passed so far.
     passed: u8,
-    /// Spins so far: the next spinner gets priority `-1 - spins`, below every other task.
-    spins: i32,
+    /// The next spinner's priority: `-1 - spins` after `spins` spins, below every other
+    /// task (it stops falling at `i32::MIN`, some two billion spins on).
+    spin_floor: i32,
 }
 
 impl Pct {
@@ -67,7 +68,7 @@ impl Pct {
             ranked: 1,
             change,
             passed: 0,
-            spins: 0,
+            spin_floor: -1,
         }
     }
 }
@@ -135,8 +136,10 @@ impl Strategy for Pct {
     /// last runs last, and they take turns instead of one spinning forever on a tie. One
     /// store, not a pass over the task table: a yield is on PCT's every-point path.
     fn spun(&mut self, t: TaskId) {
-        self.priority[t as usize] = -1 - self.spins;
-        self.spins = self.spins.saturating_add(1).min(i32::MAX - 1);
+        if let Some(p) = self.priority.get_mut(t as usize) {
+            *p = self.spin_floor;
+        }
+        self.spin_floor = self.spin_floor.saturating_sub(1);
     }
 
     /// Up to the next change point: the step numbered `at` must be analyzed.

@@ -93,26 +93,28 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
         let point_cost = per_point(&find("cost point")?);
         let access_cost = per_point(&find("cost access")?);
         let ping = find("cost pingpong")?;
-        let (points, switches) = (
-            field(&ping, "points").unwrap_or(1.0),
-            field(&ping, "switches").unwrap_or(1.0),
-        );
-        let total = field(&ping, "ticks").unwrap_or(0.0) * per_tick;
-        // Points that did not switch cost what a lone task's point costs (measured above;
-        // with two tasks the strategy has two candidates, which is charged to the switch).
-        // PCT runs the higher-priority task to its end: too few switches to measure one.
-        let switch_cost = if switches * 10.0 >= points {
-            format!(
-                "{:>6.1}",
-                (total - (points - switches) * point_cost) / switches
-            )
-        } else {
-            format!("{:>6}", "-")
+        let mean_point =
+            field(&ping, "ticks").unwrap_or(0.0) * per_tick / field(&ping, "points").unwrap_or(1.0);
+        // Each point of a second ping-pong timed on its own (the timing's cost taken off):
+        // a point that switched, its draw included, and one that drew but stayed.
+        let split = find("cost split")?;
+        let overhead = field(&split, "overhead_ticks").unwrap_or(0.0)
+            / field(&split, "overhead_points").unwrap_or(1.0);
+        let per = |kind: &str| {
+            let points = field(&split, kind).unwrap_or(0.0);
+            let ticks = field(&split, &format!("{kind}_ticks")).unwrap_or(0.0);
+            // PCT runs the higher-priority task until it yields: it may never stay.
+            if points >= 10.0 {
+                format!("{:>6.1}", (ticks / points - overhead) * per_tick)
+            } else {
+                format!("{:>6}", "-")
+            }
         };
         println!(
-            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  two tasks: mean point {:>6.1}, point with switch {switch_cost}  ({per_tick:.0} instr/tick)",
+            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  two tasks: mean point {mean_point:>6.1}, point that stays {}, point with switch {}  ({per_tick:.0} instr/tick)",
             jostle_host_tools::engine::targeting::strategy_name(strategy),
-            total / points
+            per("stayed"),
+            per("switched"),
         );
     }
     Ok(())

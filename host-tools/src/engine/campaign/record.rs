@@ -268,7 +268,7 @@ impl Campaign<'_> {
 
     pub(super) fn finish_timing(&mut self) {
         let wall = self.started.elapsed().as_secs_f64();
-        let runs = self.report.runs.total();
+        let runs = self.report.runs.made();
         self.report.timing = crate::output::report::Timing {
             wall_seconds: (wall * 1000.0).round() / 1000.0,
             runs_per_second: (runs as f64 / wall.max(1e-9) * 10.0).round() / 10.0,

@@ -572,6 +572,38 @@ pub fn point(op: Op) {
     }
 }
 
+/// The running task stops before the yield `op`; returns when it has been chosen and the
+/// yield executed. [`point`]'s split for yields (`Core::yield_point`): a yield is lean
+/// under every strategy, also one that sees yields, without a test on accesses' path.
+pub fn yield_point(op: Op) {
+    // SAFETY: as in `point`.
+    unsafe {
+        let k = kernel();
+        let me = (*k).current;
+        if me >= IRQ_CONTEXT {
+            return handler_point(me, op);
+        }
+        if !(*k).core.yield_gate(&op) {
+            let next = (*k).core.stopped_at(me, op);
+            switch_to(me, next);
+        } else if (*k).core.lean_alone() {
+            (*k).core.yielded(me);
+        } else {
+            lean_yield_point(me, op);
+        }
+    }
+}
+
+/// [`yield_point`] past the gate, when other tasks may run.
+#[inline(never)]
+fn lean_yield_point(me: TaskId, op: Op) {
+    // SAFETY: as in `point`.
+    unsafe {
+        let next = (*kernel()).core.lean_yield_point(me, op);
+        switch_to(me, next);
+    }
+}
+
 /// [`point`] past the lean gate, when other tasks may run.
 #[inline(never)]
 fn lean_point(me: TaskId, op: Op) {

@@ -348,6 +348,11 @@ fn task_exit(me: TaskId) {
     });
 }
 
+/// The running task stops before the yield `op` (`Core::point` takes a yield's own path).
+pub fn yield_point(op: Op) {
+    point(op)
+}
+
 /// The running task stops before `op`; returns when it has been chosen and `op` executed.
 pub fn point(op: Op) {
     let me = ME.with(Cell::get);

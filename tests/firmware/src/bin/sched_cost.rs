@@ -35,6 +35,76 @@ fn pinger() {
     }
 }
 
+/// The ping-pong again, each point timed on its own from the yield's call to the return
+/// in whichever task goes on: points that switched and points that did not, summed apart,
+/// so that a switch's figure is its own point's (the draw included), not the average's
+/// remainder. The timing's own cost is measured around an empty call and taken off.
+#[cfg(target_os = "none")]
+mod split {
+    use super::*;
+    use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+    use jostle_test_firmware::clock;
+
+    /// The clock when the last point was entered (by whichever task).
+    static ENTERED: AtomicU32 = AtomicU32::new(0);
+    /// Ticks and points: [stayed, switched].
+    static TICKS: [AtomicU32; 2] = [AtomicU32::new(0), AtomicU32::new(0)];
+    static POINTS: [AtomicU32; 2] = [AtomicU32::new(0), AtomicU32::new(0)];
+
+    /// One timed call of `f`, filed by whether the task that returns is the one that called.
+    #[inline(always)]
+    fn timed(f: impl FnOnce()) {
+        ENTERED.store(clock::now(), Relaxed);
+        f();
+        let ticks = ENTERED.load(Relaxed).wrapping_sub(clock::now()) & 0x00FF_FFFF;
+        let me = current_task();
+        let switched = usize::from(LAST.swap(me, Relaxed) != me);
+        TICKS[switched].fetch_add(ticks, Relaxed);
+        POINTS[switched].fetch_add(1, Relaxed);
+    }
+
+    #[inline(never)]
+    fn nothing() {
+        core::hint::black_box(());
+    }
+
+    fn timed_pinger() {
+        for _ in 0..N {
+            timed(yield_now);
+        }
+    }
+
+    fn reset() {
+        for i in 0..2 {
+            TICKS[i].store(0, Relaxed);
+            POINTS[i].store(0, Relaxed);
+        }
+    }
+
+    pub fn measure_points() {
+        clock::start();
+        reset();
+        LAST.store(current_task(), Relaxed);
+        for _ in 0..N {
+            timed(nothing);
+        }
+        let overhead = TICKS[0].load(Relaxed);
+        reset();
+        let h = spawn(&STACK1, timed_pinger);
+        timed_pinger();
+        h.join();
+        defmt::println!(
+            "cost split stayed={=u32} stayed_ticks={=u32} switched={=u32} switched_ticks={=u32} overhead_points={=u32} overhead_ticks={=u32}",
+            POINTS[0].load(Relaxed),
+            TICKS[0].load(Relaxed),
+            POINTS[1].load(Relaxed),
+            TICKS[1].load(Relaxed),
+            N,
+            overhead
+        );
+    }
+}
+
 fn main_task() {
     #[cfg(target_os = "none")]
     {
@@ -71,6 +141,7 @@ fn main_task() {
             switches,
             ticks
         );
+        split::measure_points();
     }
     #[cfg(not(target_os = "none"))]
     {
