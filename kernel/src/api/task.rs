@@ -38,7 +38,7 @@ pub fn spawn<const BYTES: usize>(stack: &'static Stack<BYTES>, entry: fn()) -> J
 /// A scheduling point with no shared effect.
 #[track_caller]
 pub fn yield_now() {
-    port::yield_point(Op::Yield { s: caller_site() });
+    port::yield_point(caller_site());
 }
 
 /// Runs `f` as an instrumented frame: entry and exit are events (DrFinder's call stacks).

@@ -159,7 +159,7 @@ impl<K: Sink> Core<K> {
     /// plain access or yield that nothing aims at, it executes here (what `run` would do for
     /// it: the step, and for a yield what a strategy that sees yields learns); otherwise the
     /// general loop takes over after the pick.
-    #[inline(never)]
+    #[inline(always)]
     fn lean_switch(&mut self, t: TaskId) -> Next {
         // The budget the caller's gate saw is untouched: a pick takes no step.
         if let Slot::Alive(Some(op)) = self.slots[t as usize]

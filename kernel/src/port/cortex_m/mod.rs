@@ -407,20 +407,31 @@ unsafe fn go(save: *mut u32, mut next: Next) {
         match next {
             Next::Fire(_) => {}
             Next::Run(t) if t == (*k).current => {}
-            Next::Run(t) => {
-                // The MPU guards the running task's stack; without one, the canary is
-                // checked whenever a task is switched out (and at its end).
-                if (*k).guarded {
-                    arch::guard((*k).stacks[t as usize].0);
-                } else {
-                    check_canary((*k).current);
-                }
-                (*k).current = t;
-                let next_sp = (*k).sp[t as usize];
-                arch::switch(save, next_sp);
-            }
+            Next::Run(t) => switch_task(save, t),
             Next::End(v) => finish(v.exit_code()),
         }
+    }
+}
+
+/// Switches from the running task (saving into `save`) to task `t`, another one.
+///
+/// # Safety
+/// As for [`go`].
+#[inline(always)]
+unsafe fn switch_task(save: *mut u32, t: TaskId) {
+    // SAFETY: per the contract.
+    unsafe {
+        let k = kernel();
+        // The MPU guards the running task's stack; without one, the canary is checked
+        // whenever a task is switched out (and at its end).
+        if (*k).guarded {
+            arch::guard((*k).stacks[t as usize].0);
+        } else {
+            check_canary((*k).current);
+        }
+        (*k).current = t;
+        let next_sp = (*k).sp[t as usize];
+        arch::switch(save, next_sp);
     }
 }
 
@@ -564,42 +575,52 @@ pub fn point(op: Op) {
         // The lean path's commonest case inline (nobody else may run: go on); the pick,
         // the switch and the general loop out of line, so that this saves few registers.
         if !(*k).core.lean_gate(&op) {
-            let next = (*k).core.stopped_at(me, op);
-            switch_to(me, next);
+            general_point(me, op);
         } else if !(*k).core.lean_alone() {
             lean_point(me, op);
         }
     }
 }
 
-/// The running task stops before the yield `op`; returns when it has been chosen and the
-/// yield executed. [`point`]'s split for yields (`Core::yield_point`): a yield is lean
-/// under every strategy, also one that sees yields, without a test on accesses' path.
-pub fn yield_point(op: Op) {
+/// The running task stops before a yield at site `s`; returns when it has been chosen and
+/// the yield executed. [`point`]'s split for yields (`Core::yield_point`): a yield is lean
+/// under every strategy, also one that sees yields, without a test on accesses' path. The
+/// site alone crosses the calls out of line (the operation is made there), so that the
+/// inline path stores nothing.
+pub fn yield_point(s: u32) {
     // SAFETY: as in `point`.
     unsafe {
         let k = kernel();
         let me = (*k).current;
         if me >= IRQ_CONTEXT {
-            return handler_point(me, op);
+            return handler_point(me, Op::Yield { s });
         }
-        if !(*k).core.yield_gate(&op) {
-            let next = (*k).core.stopped_at(me, op);
-            switch_to(me, next);
+        if !(*k).core.yield_gate(&Op::Yield { s }) {
+            general_point(me, Op::Yield { s });
         } else if (*k).core.lean_alone() {
             (*k).core.yielded(me);
         } else {
-            lean_yield_point(me, op);
+            lean_yield_point(me, s);
         }
     }
 }
 
 /// [`yield_point`] past the gate, when other tasks may run.
 #[inline(never)]
-fn lean_yield_point(me: TaskId, op: Op) {
+fn lean_yield_point(me: TaskId, s: u32) {
     // SAFETY: as in `point`.
     unsafe {
-        let next = (*kernel()).core.lean_yield_point(me, op);
+        let next = (*kernel()).core.lean_yield_point(me, Op::Yield { s });
+        switch_to(me, next);
+    }
+}
+
+/// [`point`] or [`yield_point`] when the lean gate is shut: the general loop decides.
+#[inline(never)]
+fn general_point(me: TaskId, op: Op) {
+    // SAFETY: as in `point`.
+    unsafe {
+        let next = (*kernel()).core.stopped_at(me, op);
         switch_to(me, next);
     }
 }
@@ -620,11 +641,16 @@ fn lean_point(me: TaskId, op: Op) {
 /// As for [`go`].
 #[inline(always)]
 unsafe fn switch_to(me: TaskId, next: Next) {
-    if next == Next::Run(me) {
-        return; // no switch
-    }
     // SAFETY: per the contract.
-    unsafe { go(&raw mut (*kernel()).sp[me as usize], next) }
+    unsafe {
+        let save = &raw mut (*kernel()).sp[me as usize];
+        match next {
+            Next::Run(t) if t == me => {} // no switch
+            // The lean path's switch, without `go`'s second look at the decision.
+            Next::Run(t) => switch_task(save, t),
+            _ => go(save, next),
+        }
+    }
 }
 
 /// Are values traced (`Core::values_traced`)? Asked before every access's value is

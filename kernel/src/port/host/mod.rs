@@ -348,9 +348,10 @@ fn task_exit(me: TaskId) {
     });
 }
 
-/// The running task stops before the yield `op` (`Core::point` takes a yield's own path).
-pub fn yield_point(op: Op) {
-    point(op)
+/// The running task stops before a yield at site `s` (`Core::point` takes a yield's own
+/// path).
+pub fn yield_point(s: u32) {
+    point(Op::Yield { s })
 }
 
 /// The running task stops before `op`; returns when it has been chosen and `op` executed.
