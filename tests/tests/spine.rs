@@ -217,6 +217,38 @@ fn host_port_and_qemu_make_the_same_decisions() {
 }
 
 #[test]
+fn a_stack_given_to_a_later_task_is_guarded_for_that_task_alone() {
+    // Both tasks with MPU regions of their own, then both on the shared guard.
+    let fw = firmware("stack_reuse");
+    for earlier in [0u32, 8] {
+        let run = run_qemu(&fw, config(0, &[0, earlier]));
+        assert_eq!(
+            run.outcome,
+            Some(Outcome::Verdict(Verdict::Pass)),
+            "{earlier} earlier tasks: {:?}",
+            run.events
+        );
+        let run = run_qemu(&fw, config(0, &[1000, earlier]));
+        assert_eq!(
+            run.outcome,
+            Some(Outcome::Verdict(Verdict::StackOverflow)),
+            "{earlier} earlier tasks"
+        );
+        // Caught at the second task's guard (its frame within the guard or just below),
+        // not after running on through the memory below its stack.
+        let second = earlier as u8 + 2;
+        assert!(
+            run.events.iter().any(|e| matches!(
+                e,
+                Event::StackOverflow { t, size: 1024, depth } if *t == second && *depth <= 1024 + 256
+            )),
+            "{earlier} earlier tasks: {:?}",
+            run.events
+        );
+    }
+}
+
+#[test]
 fn stack_overflow_step_limit_and_timeout_verdicts() {
     let run = run_qemu(&firmware("stack_overflow"), config(0, &[]));
     assert_eq!(run.outcome, Some(Outcome::Verdict(Verdict::StackOverflow)));

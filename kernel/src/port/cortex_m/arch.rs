@@ -207,17 +207,27 @@ const MPU_RNR: *mut u32 = 0xE000_ED98 as *mut u32;
 const MPU_RBAR: *mut u32 = 0xE000_ED9C as *mut u32;
 const MPU_RASR: *mut u32 = 0xE000_EDA0 as *mut u32;
 
-/// The MPU region that guards the running task's stack (the highest-numbered region wins
-/// where regions overlap, so the guard is the last of the CPU's regions).
+/// The MPU region that guards the stack of a running task without a region of its own
+/// (the highest-numbered region wins where regions overlap, so it is the CPU's last).
 static mut GUARD_REGION: u32 = 0;
 
-/// Sets up the stack guard: one MPU region of 32 bytes, no access, no execution, moved to
-/// the running task's guard at every switch ([`guard`]); the default memory map stays in
-/// force elsewhere (PRIVDEFENA). Returns `false`, leaving the MPU alone, when the CPU has
-/// none (the canary is then the only guard).
+/// Tasks `0..OWN_GUARDS` have a guard region of their own, region `t`, set when the task's
+/// stack is laid out and cleared when the task ends: a switch between them writes no MPU
+/// register. Tasks from `OWN_GUARDS` on share [`GUARD_REGION`], moved at every switch.
+static mut OWN_GUARDS: u32 = 0;
+
+/// A guard's attributes: XN (bit 28), AP = 000 (no access), SIZE = 4 (2^(4+1) = 32 bytes),
+/// ENABLE.
+const GUARD_RASR: u32 = (1 << 28) | (4 << 1) | 1;
+
+/// Sets up the stack guards: 32-byte regions, no access, no execution, one per task for
+/// the first tasks ([`guard_own`]) and one moved to the running task's guard at every
+/// switch for the others ([`guard`]); the default memory map stays in force elsewhere
+/// (PRIVDEFENA). Every guard region starts disabled. Returns `false`, leaving the MPU
+/// alone, when the CPU has none (the canary is then the only guard).
 ///
 /// # Safety
-/// Once, before the first task runs, in privileged thread mode.
+/// Before the first task of a run, in privileged thread mode.
 pub unsafe fn guard_init() -> bool {
     // SAFETY: System Control Space registers, present on every Cortex-M (MPU_TYPE reads 0
     // without an MPU).
@@ -227,10 +237,16 @@ pub unsafe fn guard_init() -> bool {
             return false;
         }
         GUARD_REGION = regions - 1;
-        MPU_RNR.write_volatile(regions - 1);
-        MPU_RBAR.write_volatile(0);
-        // XN (bit 28), AP = 000 (no access), SIZE = 4 (2^(4+1) = 32 bytes), ENABLE.
-        MPU_RASR.write_volatile((1 << 28) | (4 << 1) | 1);
+        OWN_GUARDS = regions - 1;
+        // Only the regions still enabled are written: under QEMU every RBAR, RASR or CTRL
+        // write flushes the translation cache (RNR and reads do not), and a run's tasks
+        // leave theirs disabled when they end.
+        for r in 0..regions {
+            MPU_RNR.write_volatile(r);
+            if MPU_RASR.read_volatile() & 1 != 0 {
+                MPU_RASR.write_volatile(0);
+            }
+        }
         // ENABLE | PRIVDEFENA; HFNMIENA clear, so fault handlers may read the guard.
         MPU_CTRL.write_volatile(0b101);
         core::arch::asm!("dsb", "isb");
@@ -238,17 +254,61 @@ pub unsafe fn guard_init() -> bool {
     }
 }
 
-/// Moves the guard to the stack whose lowest address is `base` (32-byte aligned).
+/// Does task `t` have a guard region of its own (see [`OWN_GUARDS`])?
+#[inline(always)]
+pub fn owns_guard(t: u8) -> bool {
+    // SAFETY: written only by `guard_init`, before the run's first task.
+    u32::from(t) < unsafe { OWN_GUARDS }
+}
+
+/// Guards the stack of task `t` (one that [`owns_guard`]) whose lowest address is `base`
+/// (32-byte aligned), from now until [`unguard_own`].
+///
+/// # Safety
+/// After [`guard_init`] returned `true`; nothing may write `base..base + 32` afterwards.
+pub unsafe fn guard_own(t: u8, base: usize) {
+    // SAFETY: RBAR with VALID (bit 4) selects region `t` and sets its base; RASR then
+    // enables it; the `dsb` makes it take effect before the task runs.
+    unsafe {
+        MPU_RBAR.write_volatile(base as u32 | (1 << 4) | u32::from(t));
+        MPU_RASR.write_volatile(GUARD_RASR);
+        core::arch::asm!("dsb", options(nostack, preserves_flags));
+    }
+}
+
+/// Lifts task `t`'s guard (it ended: its stack may be laid out again for another task).
+/// For a task that does not [`owns_guard`], lifts the shared guard.
+///
+/// # Safety
+/// After [`guard_init`] returned `true`.
+pub unsafe fn unguard(t: u8) {
+    // SAFETY: selecting a region and disabling it.
+    unsafe {
+        let region = if owns_guard(t) {
+            u32::from(t)
+        } else {
+            GUARD_REGION
+        };
+        MPU_RNR.write_volatile(region);
+        MPU_RASR.write_volatile(0);
+        core::arch::asm!("dsb", options(nostack, preserves_flags));
+    }
+}
+
+/// Moves the shared guard to the stack whose lowest address is `base` (32-byte aligned),
+/// for a task that does not [`owns_guard`].
 ///
 /// # Safety
 /// After [`guard_init`] returned `true`.
 #[inline(always)]
 pub unsafe fn guard(base: usize) {
-    // SAFETY: RBAR with VALID (bit 4) selects the guard region and sets its base in one
-    // write; the `dsb` makes it take effect before the task runs (the exception return or
-    // the switch's `pop` is the synchronising point for instruction fetches).
+    // SAFETY: RBAR with VALID (bit 4) selects the shared region and sets its base in one
+    // write, RASR enables it (it starts disabled); the `dsb` makes it take effect before
+    // the task runs (the exception return or the switch's `pop` is the synchronising point
+    // for instruction fetches).
     unsafe {
         MPU_RBAR.write_volatile(base as u32 | (1 << 4) | GUARD_REGION);
+        MPU_RASR.write_volatile(GUARD_RASR);
         core::arch::asm!("dsb", options(nostack, preserves_flags));
     }
 }

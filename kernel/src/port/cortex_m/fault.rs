@@ -9,7 +9,7 @@
 //!
 //! A stack overflow is reported only on evidence: the task's canary is overwritten, or the
 //! stack pointer or the faulting address lies in the task's guard (its lowest 32 bytes, which
-//! the MPU forbids while the task runs: see `arch::guard`) or just below its stack (the failed
+//! the MPU forbids: see `arch::guard_init`) or just below its stack (the failed
 //! exception stacking of an overflowing task).
 
 use super::{CANARY, CANARY_WORDS, end_unstarted, ending, finish, kernel, started};

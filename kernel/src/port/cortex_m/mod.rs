@@ -66,8 +66,8 @@ fn ending() {
 #[repr(C)]
 struct Kernel {
     current: TaskId,
-    /// Whether the MPU guards the running task's stack (else the canary is checked at
-    /// every switch).
+    /// Whether the MPU guards the tasks' stacks (else the canary is checked at every
+    /// switch).
     guarded: bool,
     core: Core<DefmtSink>,
     /// Saved stack pointer of each stopped task.
@@ -340,7 +340,7 @@ pub fn start_with_host<const BYTES: usize>(
             Next::Run(t) => {
                 (*k).current = t;
                 let sp = (*k).sp[t as usize];
-                if (*k).guarded {
+                if (*k).guarded && !arch::owns_guard(t) {
                     arch::guard((*k).stacks[t as usize].0);
                 }
                 // The vector table's first word: the boot stack's top, for the handlers.
@@ -369,6 +369,9 @@ unsafe fn prepare(t: TaskId, base: *mut u8, size: usize, entry: fn()) {
         let top = ((base as usize + size) & !7) as *mut u32;
         (*k).sp[t as usize] = arch::initial_frame(top, entry);
         (*k).stacks[t as usize] = (base as usize, size);
+        if (*k).guarded && arch::owns_guard(t) {
+            arch::guard_own(t, base as usize);
+        }
     }
 }
 
@@ -385,6 +388,11 @@ extern "C" fn task_entry(entry: usize) -> ! {
             check_canary(me);
         }
         let next = (*k).core.exit(me);
+        // The guard stays up through the kernel's exit path; only the last switch away
+        // runs unguarded, so that another task may be given this stack.
+        if (*k).guarded {
+            arch::unguard(me);
+        }
         go(GLOBAL.scratch_sp.get(), next);
     }
     loop {
@@ -422,10 +430,14 @@ unsafe fn switch_task(save: *mut u32, t: TaskId) {
     // SAFETY: per the contract.
     unsafe {
         let k = kernel();
-        // The MPU guards the running task's stack; without one, the canary is checked
-        // whenever a task is switched out (and at its end).
+        // The MPU guards every stack: the first tasks' with regions of their own, set
+        // when they were laid out; a later task's with the shared region, moved here.
+        // Without an MPU, the canary is checked whenever a task is switched out (and at
+        // its end).
         if (*k).guarded {
-            arch::guard((*k).stacks[t as usize].0);
+            if !arch::owns_guard(t) {
+                arch::guard((*k).stacks[t as usize].0);
+            }
         } else {
             check_canary((*k).current);
         }

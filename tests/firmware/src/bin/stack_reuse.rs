@@ -1,0 +1,40 @@
+//! One stack given to two tasks in turn: the second is spawned on it once the first has
+//! ended. Laying the stack out again must not trip the first task's guard, and the second
+//! task's overflow must still be caught. `--arg 0`: how deep the second task recurses (0:
+//! not at all; 1000 overflows); `--arg 1`: how many tasks run before (8 puts both past the
+//! tasks with an MPU region of their own, onto the shared guard).
+#![cfg_attr(target_os = "none", no_std)]
+#![cfg_attr(target_os = "none", no_main)]
+
+use jostle::*;
+
+static REUSED: Stack<1024> = Stack::new();
+static EARLIER: [Stack<1024>; 8] = [const { Stack::new() }; 8];
+
+fn short() {
+    yield_now();
+}
+
+fn deep(n: u32) -> u32 {
+    let mut frame = [n; 32];
+    core::hint::black_box(&mut frame);
+    if n == 0 {
+        frame[0]
+    } else {
+        deep(n - 1).wrapping_add(frame[(n % 32) as usize])
+    }
+}
+
+fn second() {
+    core::hint::black_box(deep(arg_or(0, 0)));
+}
+
+fn main_task() {
+    for stack in EARLIER.iter().take(arg_or(1, 0) as usize) {
+        spawn(stack, short).join();
+    }
+    spawn(&REUSED, short).join();
+    spawn(&REUSED, second).join();
+}
+
+firmware!(main_task);
