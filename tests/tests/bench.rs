@@ -121,3 +121,37 @@ fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their
     );
     assert!(0.0 < alone && alone < stays && stays < switch, "{random}");
 }
+
+#[test]
+fn bench_prints_served_batches_and_many_runs_beside_their_goals() {
+    let out = std::process::Command::new(jostle())
+        .current_dir(workspace())
+        .args(["bench", "--only", "qemu", "--runs", "10"])
+        .arg("--target-dir")
+        .arg(target_dir())
+        .output()
+        .expect("jostle runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let batch = figure(&text, "qemu batch", "runs/s");
+    assert!(batch > 0.0, "{text}");
+    assert!(text.contains("goal >= 3000"), "{text}");
+    // `jostle run --runs N` for N = 50 to 400: four timings, then the growth beside its goal.
+    let many = text
+        .lines()
+        .find(|l| l.starts_with("run --runs N"))
+        .unwrap_or_else(|| panic!("no `run --runs N` row:\n{text}"));
+    assert_eq!(many.matches(" s,").count() + 1, 4, "{many}");
+    let growth: f64 = many
+        .split("took ")
+        .nth(1)
+        .and_then(|r| r.split('x').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no growth in `{many}`"));
+    assert!(growth > 0.0 && growth < 16.0, "{many}");
+    assert!(many.contains("goal: linear, ~8x"), "{many}");
+}

@@ -51,6 +51,50 @@ pub(crate) fn batch_runs(fw: &Firmware, args: &BenchArgs) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// `jostle run --runs N` at full trace for N = 50 to 400: the transport's batches, each
+/// run's stream decoded and split off (as `run` makes and reads them). The time must grow
+/// with N, not with its square (the whole boot's stream was once decoded at every frame).
+pub(crate) fn many_runs(fw: &Firmware, args: &BenchArgs) -> anyhow::Result<()> {
+    use jostle_host_tools::transport::Transport;
+    let runner = QemuTransport::load_limited(&fw.path, Limits::quiet(Duration::from_secs(60)))?;
+    let config = Config {
+        trace: TraceLevel::Full,
+        runs: 1,
+        args: super::bench_args(args)?,
+        ..Config::default()
+    };
+    let mut times = Vec::new();
+    for n in [50u32, 100, 200, 400] {
+        let started = Instant::now();
+        let outcomes = runner.run_batch(&config, n)?;
+        if let Some(e) = outcomes.iter().find_map(|o| o.error.as_ref()) {
+            bail!("{}: {e}", fw.path.display());
+        }
+        if outcomes.len() != n as usize {
+            bail!(
+                "{}: {} of {n} runs came back",
+                fw.path.display(),
+                outcomes.len()
+            );
+        }
+        times.push((n, started.elapsed().as_secs_f64()));
+    }
+    let text: Vec<String> = times
+        .iter()
+        .map(|(n, t)| format!("N={n} {t:.2} s"))
+        .collect();
+    let ((n1, t1), (n4, t4)) = (times[0], times[3]);
+    println!(
+        "run --runs N {:<28} full trace: {}: {:.0}x the runs took {:.2}x the time (goal: linear, ~{:.0}x)",
+        name(fw),
+        text.join(", "),
+        f64::from(n4) / f64::from(n1),
+        t4 / t1,
+        f64::from(n4) / f64::from(n1)
+    );
+    Ok(())
+}
+
 /// One long full-trace run of `correct_counter` with `increments` per task, then its
 /// prediction: seconds in QEMU (boot and run), decoding, and analysis.
 fn long_run(fw: &Firmware, increments: u32) -> anyhow::Result<(usize, f64, f64, f64)> {

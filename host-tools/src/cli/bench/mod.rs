@@ -86,6 +86,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
         qemu_runs(&fw, &qemu, &args)?;
         strategy_runs(&fw, &qemu, &args)?;
         long_runs::batch_runs(&fw, &args)?;
+        long_runs::many_runs(&fw, &args)?;
     }
     if wants(Part::Decode) {
         decode_throughput::decode_throughput(&fw, &qemu, bench_args(&args)?)?;
