@@ -7,6 +7,27 @@ mod common;
 use common::*;
 use std::os::unix::fs::PermissionsExt;
 
+/// `jostle bench` with `args` (and the tests' target directory): its output, once it has
+/// exited 0.
+fn bench(args: &[&str]) -> String {
+    let out = std::process::Command::new(jostle())
+        .current_dir(workspace())
+        .arg("bench")
+        .args(args)
+        .arg("--target-dir")
+        .arg(target_dir())
+        .output()
+        .expect("jostle runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
 /// The number before `word` on the line that starts with `prefix`.
 fn figure(text: &str, prefix: &str, word: &str) -> f64 {
     let line = text
@@ -35,30 +56,17 @@ fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their
     )
     .unwrap();
     std::fs::set_permissions(&baseline, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = std::process::Command::new(jostle())
-        .current_dir(workspace())
-        .args([
-            "bench",
-            "--only",
-            "host",
-            "--only",
-            "kernel",
-            "--host-runs",
-            "400",
-        ])
-        .arg("--shuttle")
-        .arg(&baseline)
-        .arg("--target-dir")
-        .arg(target_dir())
-        .output()
-        .expect("jostle runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let shuttle = baseline.to_str().unwrap();
+    let text = bench(&[
+        "--only",
+        "host",
+        "--only",
+        "kernel",
+        "--host-runs",
+        "400",
+        "--shuttle",
+        shuttle,
+    ]);
     for program in [
         "rf_fig1",
         "rf_fig2",
@@ -124,20 +132,7 @@ fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their
 
 #[test]
 fn bench_prints_served_batches_and_many_runs_beside_their_goals() {
-    let out = std::process::Command::new(jostle())
-        .current_dir(workspace())
-        .args(["bench", "--only", "qemu", "--runs", "10"])
-        .arg("--target-dir")
-        .arg(target_dir())
-        .output()
-        .expect("jostle runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = bench(&["--only", "qemu", "--runs", "10"]);
     let batch = figure(&text, "qemu batch", "runs/s");
     assert!(batch > 0.0, "{text}");
     assert!(text.contains("goal >= 3000"), "{text}");

@@ -1,6 +1,19 @@
 //! Test firmware: see `src/bin`. The library holds what the measuring firmware shares.
 #![no_std]
 
+/// Recurses `n` frames deep, a 128-byte frame each, calling `at_each` in every frame: a
+/// task that overflows its stack (`stack_overflow`, `stack_reuse`).
+pub fn recurse(n: u32, at_each: fn()) -> u32 {
+    let mut frame = [n; 32];
+    core::hint::black_box(&mut frame);
+    at_each();
+    if n == 0 {
+        frame[0]
+    } else {
+        recurse(n - 1, at_each).wrapping_add(frame[(n % 32) as usize])
+    }
+}
+
 /// SysTick as an instruction counter: under QEMU `-icount` it counts instructions
 /// deterministically (calibrated against a known loop).
 #[cfg(target_os = "none")]

@@ -13,17 +13,30 @@ use jostle_host_tools::{JostleError, RunOutcome};
 use jostle_kernel::{Config, TraceLevel};
 use std::time::{Duration, Instant};
 
-/// Runs per second of `fw` in jobs of [`BATCH`] seeds, results-level trace, Random, and
-/// the QEMU boots they took.
-pub(crate) fn batch_runs(fw: &Firmware, args: &BenchArgs) -> anyhow::Result<()> {
-    use jostle_host_tools::transport::Transport;
-    let runner = QemuTransport::load_limited(&fw.path, Limits::quiet(Duration::from_secs(20)))?;
+/// The transport a campaign would run `fw` on (runs limited to `timeout_secs` each), and
+/// the configuration of one Random run at `trace` with the bench's arguments.
+fn transport_and_config(
+    fw: &Firmware,
+    args: &BenchArgs,
+    trace: TraceLevel,
+    timeout_secs: u64,
+) -> anyhow::Result<(QemuTransport, Config)> {
+    let limits = Limits::quiet(Duration::from_secs(timeout_secs));
+    let runner = QemuTransport::load_limited(&fw.path, limits)?;
     let config = Config {
-        trace: TraceLevel::Results,
+        trace,
         runs: 1,
         args: super::bench_args(args)?,
         ..Config::default()
     };
+    Ok((runner, config))
+}
+
+/// Runs per second of `fw` in jobs of [`BATCH`] seeds, results-level trace, Random, and
+/// the QEMU boots they took.
+pub(crate) fn batch_runs(fw: &Firmware, args: &BenchArgs) -> anyhow::Result<()> {
+    use jostle_host_tools::transport::Transport;
+    let (runner, config) = transport_and_config(fw, args, TraceLevel::Results, 20)?;
     let runs = args.runs.max(BATCH as u32);
     let started = Instant::now();
     let mut done = 0;
@@ -56,13 +69,7 @@ pub(crate) fn batch_runs(fw: &Firmware, args: &BenchArgs) -> anyhow::Result<()> 
 /// with N, not with its square (the whole boot's stream was once decoded at every frame).
 pub(crate) fn many_runs(fw: &Firmware, args: &BenchArgs) -> anyhow::Result<()> {
     use jostle_host_tools::transport::Transport;
-    let runner = QemuTransport::load_limited(&fw.path, Limits::quiet(Duration::from_secs(60)))?;
-    let config = Config {
-        trace: TraceLevel::Full,
-        runs: 1,
-        args: super::bench_args(args)?,
-        ..Config::default()
-    };
+    let (runner, config) = transport_and_config(fw, args, TraceLevel::Full, 60)?;
     let mut times = Vec::new();
     for n in [50u32, 100, 200, 400] {
         let started = Instant::now();

@@ -8,19 +8,9 @@ use jostle::*;
 
 static SMALL: Stack<1024> = Stack::new();
 
-fn deep(n: u32) -> u32 {
-    let mut frame = [n; 32];
-    core::hint::black_box(&mut frame);
-    yield_now();
-    if n == 0 {
-        frame[0]
-    } else {
-        deep(n - 1).wrapping_add(frame[(n % 32) as usize])
-    }
-}
-
 fn overflow() {
-    core::hint::black_box(deep(arg_or(0, 1000)));
+    // A scheduling point in every frame.
+    core::hint::black_box(jostle_test_firmware::recurse(arg_or(0, 1000), yield_now));
 }
 
 fn main_task() {

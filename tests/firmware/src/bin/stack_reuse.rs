@@ -15,18 +15,8 @@ fn short() {
     yield_now();
 }
 
-fn deep(n: u32) -> u32 {
-    let mut frame = [n; 32];
-    core::hint::black_box(&mut frame);
-    if n == 0 {
-        frame[0]
-    } else {
-        deep(n - 1).wrapping_add(frame[(n % 32) as usize])
-    }
-}
-
 fn second() {
-    core::hint::black_box(deep(arg_or(0, 0)));
+    core::hint::black_box(jostle_test_firmware::recurse(arg_or(0, 0), || {}));
 }
 
 fn main_task() {
