@@ -181,8 +181,8 @@ impl<K: Sink> Core<K> {
             self.check_targets(t, &op);
         }
         self.execute(t, op);
-        if self.sees_yields && matches!(op, Op::Yield { .. }) {
-            self.strategy.spun(t);
+        if let Op::Yield { .. } = op {
+            self.yielded(t);
         }
         if self.tracking {
             self.tracker.after(t, &op, &self.targets);

@@ -104,8 +104,8 @@ impl<K: Sink> Core<K> {
         self.lean_budget != 0 && !self.targets.may_aim_at_op(op)
     }
 
-    /// Task `me` has just executed a yield on the lean path: a strategy that sees yields
-    /// learns that `me` may be spinning, as the general loop's `run` tells it.
+    /// Task `me` has just executed a yield: a strategy that sees yields learns that `me`
+    /// may be spinning (the one place that tells it, for the lean path and `run` alike).
     #[inline(always)]
     pub fn yielded(&mut self, me: TaskId) {
         if self.sees_yields {

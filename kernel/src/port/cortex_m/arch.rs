@@ -262,7 +262,7 @@ pub fn owns_guard(t: u8) -> bool {
 }
 
 /// Guards the stack of task `t` (one that [`owns_guard`]) whose lowest address is `base`
-/// (32-byte aligned), from now until [`unguard_own`].
+/// (32-byte aligned), from now until [`unguard`].
 ///
 /// # Safety
 /// After [`guard_init`] returned `true`; nothing may write `base..base + 32` afterwards.
