@@ -60,11 +60,15 @@ pub enum Verdict {
     TaskLimit = 7,
     /// An interrupt handler would have blocked (a held lock, an empty signal, a join).
     HandlerBlocked = 8,
+    /// The application ended the run itself, reporting failure (an RTIC or Embassy app's
+    /// `debug::exit(EXIT_FAILURE)`): the host sees QEMU exit with that code before any
+    /// `RunEnd` (the kernel never emits this one).
+    AppFailure = 11,
 }
 
 impl Verdict {
     /// All verdicts, in code order.
-    pub const ALL: [Verdict; 9] = [
+    pub const ALL: [Verdict; 10] = [
         Verdict::Pass,
         Verdict::Panic,
         Verdict::Deadlock,
@@ -74,21 +78,28 @@ impl Verdict {
         Verdict::HardFault,
         Verdict::TaskLimit,
         Verdict::HandlerBlocked,
+        Verdict::AppFailure,
     ];
 
-    /// Decodes the `verdict=` field of [`Event::RunEnd`].
+    /// Decodes the `verdict=` field of [`Event::RunEnd`] (numbers, not positions in
+    /// [`Verdict::ALL`]: the numbering may have gaps).
     pub fn from_u8(v: u8) -> Option<Self> {
-        Self::ALL.get(v as usize).copied()
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|verdict| *verdict as u8 == v)
     }
 
     /// Process exit code (firmware under QEMU, host port, and the `jostle` CLI alike):
-    /// 0 for pass, 10 + the verdict's number otherwise, except the task limit's 19 and a
-    /// blocked handler's 10 (17 and 18 are the host's timeout and lost target).
+    /// 0 for pass, 10 + the verdict's number up to the hard fault's 16, the task limit's 19
+    /// and a blocked handler's 10 (17 and 18 are the host's timeout and lost target); the
+    /// later verdicts take codes past the host's own (44 on).
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Pass => 0,
             Verdict::TaskLimit => 19,
             Verdict::HandlerBlocked => 10,
+            Verdict::AppFailure => 46,
             v => 10 + v as u8,
         }
     }
@@ -105,6 +116,7 @@ impl Verdict {
             Verdict::HardFault => "hard_fault",
             Verdict::TaskLimit => "task_limit",
             Verdict::HandlerBlocked => "handler_blocked",
+            Verdict::AppFailure => "app_failure",
         }
     }
 }
@@ -674,7 +686,7 @@ mod tests {
     #[test]
     fn verdict_codes_are_distinct() {
         for (i, v) in Verdict::ALL.iter().enumerate() {
-            assert_eq!(Verdict::from_u8(i as u8), Some(*v));
+            assert_eq!(Verdict::from_u8(*v as u8), Some(*v));
             for w in &Verdict::ALL[i + 1..] {
                 assert_ne!(v.exit_code(), w.exit_code());
             }

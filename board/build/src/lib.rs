@@ -35,6 +35,17 @@ pub fn board(memory: &[u8]) {
     fs::write(out.join("memory.x"), memory).expect("write memory.x");
     println!("cargo::rustc-link-search={}", out.display());
     println!("cargo::rerun-if-changed=memory.x");
+    link_check();
+}
+
+/// The build script of a board whose memory layout is the application's (its PAC's or its
+/// own `memory.x`): only the check that the firmware links with the linker scripts.
+pub fn board_without_memory() {
+    link_check();
+}
+
+/// For a Cortex-M target, refuses rustflags without the linker scripts.
+fn link_check() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=JOSTLE_SKIP_LINK_CHECK");
     let target = env::var("TARGET").unwrap_or_default();

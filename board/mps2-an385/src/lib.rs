@@ -7,10 +7,119 @@ mod logger;
 #[cfg(feature = "rtt")]
 mod rtt_record;
 
-use core::panic::PanicInfo;
 use jostle_kernel::Stack;
 
 pub use jostle_kernel;
+
+// What the host needs to run this ELF without a board flag (see `jostle_kernel::descriptor`).
+jostle_kernel::board_descriptor!(
+    board = "mps2-an385",
+    machine = "mps2-an385",
+    cpu = "cortex-m3",
+    target = "thumbv7m-none-eabi",
+    stream = "fd3",
+);
+#[cfg(feature = "memory-x")]
+jostle_kernel::board_descriptor!(config = "ram");
+#[cfg(not(feature = "memory-x"))]
+jostle_kernel::board_descriptor!(config = "stdin");
+
+/// Without the board's memory.x, the configuration block is a static that startup code
+/// does not touch (`.uninit`), with the words that carry a boot's next run 2 KiB in, as in
+/// the board's CONFIG region; the host cannot write it before the boot (QEMU refuses a blob
+/// inside the ELF's RAM segment), so each boot's first block comes over standard input
+/// ([`jostle_kernel::port::take_first_block`]). There is no flash page: its symbol names
+/// the RAM block, which the kernel then reads twice.
+#[cfg(not(feature = "memory-x"))]
+mod config_block {
+    #[repr(C, align(4))]
+    struct Region(core::cell::UnsafeCell<[u8; 4096]>);
+    // SAFETY: the kernel reads and writes it through its own symbol only.
+    unsafe impl Sync for Region {}
+
+    #[unsafe(no_mangle)]
+    #[unsafe(link_section = ".uninit.JOSTLE_CONFIG")]
+    static JOSTLE_CONFIG: Region = Region(core::cell::UnsafeCell::new([0; 4096]));
+
+    core::arch::global_asm!(
+        ".globl JOSTLE_BATCH",
+        ".set JOSTLE_BATCH, JOSTLE_CONFIG + 0x800",
+        ".globl JOSTLE_CONFIG_FLASH",
+        ".set JOSTLE_CONFIG_FLASH, JOSTLE_CONFIG",
+    );
+}
+
+/// Where the frames go: the semihosting file `/dev/fd/3`, which the host's QEMU transport
+/// opens as a pipe of its own, so that QEMU's standard output keeps only what the
+/// application itself prints; QEMU's standard output when that file cannot be opened (QEMU
+/// started by hand).
+pub(crate) enum FrameChannel {
+    /// The host's frame pipe.
+    Pipe(semihosting::fs::File),
+    /// QEMU's standard output.
+    Stdout(semihosting::io::Stdout),
+}
+
+impl semihosting::io::Write for FrameChannel {
+    fn write(&mut self, buf: &[u8]) -> semihosting::io::Result<usize> {
+        match self {
+            FrameChannel::Pipe(f) => f.write(buf),
+            FrameChannel::Stdout(o) => o.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> semihosting::io::Result<()> {
+        match self {
+            FrameChannel::Pipe(f) => f.flush(),
+            FrameChannel::Stdout(o) => o.flush(),
+        }
+    }
+}
+
+/// The frame pipe's semihosting handle, tagged, kept across the warm restarts between runs
+/// of a boot: every open of `/dev/fd/3` takes a host file descriptor of QEMU's, so a served
+/// QEMU opens it once, not once per run. QEMU starts with RAM zeroed (no tag); a restart
+/// keeps `.uninit`.
+struct KeptHandle(core::cell::UnsafeCell<[i32; 2]>);
+
+// SAFETY: touched only by the logger, inside its critical section, on one core.
+unsafe impl Sync for KeptHandle {}
+
+#[unsafe(link_section = ".uninit.JOSTLE_FRAME_HANDLE")]
+static FRAME_HANDLE: KeptHandle = KeptHandle(core::cell::UnsafeCell::new([0; 2]));
+
+/// Tags a kept handle (see [`FRAME_HANDLE`]).
+const HANDLE_TAG: i32 = 0x4A46_4433;
+
+/// Opens the frame channel (see [`FrameChannel`]), or takes the handle this QEMU opened
+/// before a warm restart.
+pub(crate) fn frame_channel() -> Option<FrameChannel> {
+    use semihosting::fd::{AsFd, OwnedFd};
+    let kept = FRAME_HANDLE.0.get();
+    // SAFETY: the logger's critical section; a tagged handle was opened by this QEMU and is
+    // never closed (the channel lives in a static that no run drops).
+    unsafe {
+        let [tag, handle] = kept.read_volatile();
+        if tag == HANDLE_TAG ^ handle {
+            return Some(FrameChannel::Pipe(OwnedFd::from_raw_fd(handle).into()));
+        }
+    }
+    let pipe = semihosting::fs::File::options()
+        .write(true)
+        .append(true)
+        // (The crate's append mode is "a": write, append, create.)
+        .create(true)
+        .open(jostle_kernel::descriptor::FRAME_FILE);
+    match pipe {
+        Ok(f) => {
+            let handle = f.as_fd().as_raw_fd();
+            // SAFETY: as above.
+            unsafe { kept.write_volatile([HANDLE_TAG ^ handle, handle]) };
+            Some(FrameChannel::Pipe(f))
+        }
+        Err(_) => semihosting::io::stdout().ok().map(FrameChannel::Stdout),
+    }
+}
 
 /// Stack of the main task (task 0).
 /// In `.uninit`: startup does not zero it, on every warm restart between runs.
@@ -30,6 +139,8 @@ pub fn exit(code: u8) -> ! {
 /// the code [`entry!`] generates. A served boot reads each next run's block from QEMU's
 /// standard input ([`next_block`]).
 pub fn run(main: fn(), irqs: &'static [&'static jostle_kernel::Interrupt]) -> ! {
+    #[cfg(not(feature = "memory-x"))]
+    jostle_kernel::port::take_first_block(next_block);
     // A recorded RTT stream is copied out at the boot's end only: one run per boot.
     let next: Option<jostle_kernel::port::NextBlock> = if cfg!(feature = "rtt") {
         None
@@ -41,7 +152,7 @@ pub fn run(main: fn(), irqs: &'static [&'static jostle_kernel::Interrupt]) -> ! 
 
 /// Reads a served boot's next block from semihosting's standard input (QEMU's, which the
 /// host writes); `false` when the input ends before a whole block.
-fn next_block(block: &mut [u8; jostle_kernel::config::BLOCK_LEN]) -> bool {
+pub fn next_block(block: &mut [u8; jostle_kernel::config::BLOCK_LEN]) -> bool {
     use semihosting::io::Read;
     let Ok(mut input) = semihosting::io::stdin() else {
         return false;
@@ -73,8 +184,9 @@ macro_rules! entry {
     };
 }
 
+#[cfg(feature = "panic-handler")]
 #[panic_handler]
-fn panic(info: &PanicInfo) -> ! {
+fn panic(info: &core::panic::PanicInfo) -> ! {
     jostle_kernel::port::report_panic(info, exit)
 }
 

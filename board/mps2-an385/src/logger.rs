@@ -1,5 +1,7 @@
-//! defmt global logger over semihosting: one `SYS_WRITE` per frame.
+//! defmt global logger over semihosting: one `SYS_WRITE` per frame, to the frame channel
+//! ([`crate::frame_channel`]: the host's pipe on fd 3, else QEMU's standard output).
 
+use crate::FrameChannel;
 use core::cell::UnsafeCell;
 use semihosting::io::Write;
 
@@ -10,7 +12,7 @@ struct State {
     encoder: defmt::Encoder,
     taken: bool,
     token: critical_section::RestoreState,
-    stdout: Option<semihosting::io::Stdout>,
+    channel: Option<FrameChannel>,
     /// Encoded bytes of the frame being written.
     buf: [u8; BUF_LEN],
     len: usize,
@@ -25,7 +27,7 @@ static STATE: Global = Global(UnsafeCell::new(State {
     encoder: defmt::Encoder::new(),
     taken: false,
     token: critical_section::RestoreState::invalid(),
-    stdout: None,
+    channel: None,
     buf: [0; BUF_LEN],
     len: 0,
 }));
@@ -39,10 +41,10 @@ fn flush(state: &mut State) {
     // would fail the call (and lose the frame) whenever its parameter block, on the task's
     // stack, lies in that page (see `jostle_kernel::port::unguarded`).
     jostle_kernel::port::unguarded(|| {
-        if state.stdout.is_none() {
-            state.stdout = semihosting::io::stdout().ok();
+        if state.channel.is_none() {
+            state.channel = crate::frame_channel();
         }
-        if let Some(out) = state.stdout.as_mut() {
+        if let Some(out) = state.channel.as_mut() {
             let _ = out.write_all(&state.buf[..state.len]);
         }
     });
