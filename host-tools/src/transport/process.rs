@@ -284,6 +284,18 @@ pub fn own_group(cmd: &mut std::process::Command) -> &mut std::process::Command 
     cmd
 }
 
+/// Makes reads of `pipe` return at once (`WouldBlock`) when it holds nothing.
+pub fn set_nonblocking(pipe: &impl std::os::fd::AsRawFd) {
+    let fd = pipe.as_raw_fd();
+    // SAFETY: fcntl on a descriptor the caller owns; only the status flags change.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
 /// Gives the process `cmd` starts the pipe end `writer` as its file descriptor 3 (a QEMU
 /// board's frame channel: the firmware opens `/dev/fd/3` through semihosting).
 pub fn as_fd3(cmd: &mut std::process::Command, writer: &std::io::PipeWriter) {

@@ -42,8 +42,8 @@ struct Session {
     /// The firmware's frames, in chunks as they come; disconnected when QEMU has closed them.
     output: Receiver<Vec<u8>>,
     /// What the application prints on QEMU's standard output (frames on a channel of their
-    /// own), in chunks as they come.
-    app: Option<Receiver<Vec<u8>>>,
+    /// own), read without blocking as the run goes (see [`AppText`]).
+    app: Option<AppText>,
     /// Reads what QEMU writes on stderr; gives its first MiB when QEMU has exited.
     stderr: Option<std::thread::JoinHandle<String>>,
     /// Bytes read past the last run's end (none, with the firmware waiting for a block).
@@ -121,7 +121,7 @@ impl Sessions {
         let input = child.stdin.take();
         let mut err = child.stderr.take().expect("piped stderr");
         let output = chunks(out);
-        let app = child.stdout.take().map(chunks);
+        let app = child.stdout.take().map(AppText::new);
         let stderr = std::thread::spawn(move || {
             let mut buf = Vec::new();
             let _ = (&mut err).take(1 << 20).read_to_end(&mut buf);
@@ -143,6 +143,47 @@ impl Sessions {
             let _ = session.send(block);
         }
         Ok(session)
+    }
+}
+
+/// The application's text on QEMU's standard output, read without blocking. QEMU writes it
+/// (a semihosting write) before the guest goes on, so when a run's `RunEnd` frame has come
+/// on the frame pipe, everything the run printed is in this pipe already: draining it then
+/// gives the run exactly its own text, however the two pipes were read.
+struct AppText {
+    out: std::process::ChildStdout,
+    /// The current run's text (at most [`super::qemu::APP_OUTPUT_MAX`] bytes; the rest is
+    /// read and dropped, so that QEMU never blocks on the pipe).
+    run: Vec<u8>,
+}
+
+impl AppText {
+    fn new(out: std::process::ChildStdout) -> AppText {
+        process::set_nonblocking(&out);
+        AppText {
+            out,
+            run: Vec::new(),
+        }
+    }
+
+    /// Reads what the pipe holds now, or (`to_end`) up to its end.
+    fn drain(&mut self, to_end: bool) {
+        let mut chunk = [0u8; 16 << 10];
+        loop {
+            match self.out.read(&mut chunk) {
+                Ok(0) => return,
+                Ok(n) => {
+                    let room =
+                        (super::qemu::APP_OUTPUT_MAX as usize).saturating_sub(self.run.len());
+                    self.run.extend_from_slice(&chunk[..n.min(room)]);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && to_end => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
     }
 }
 
@@ -220,6 +261,9 @@ impl Session {
             if served_on.is_some() {
                 break;
             }
+            if let Some(app) = self.app.as_mut() {
+                app.drain(false);
+            }
             if process::stopping() {
                 process::kill(&mut self.child);
                 return Err(JostleError::Interrupted);
@@ -251,8 +295,6 @@ impl Session {
             return Ok(Served {
                 raw: RawRun {
                     frames: stdout,
-                    // What has arrived so far: the app's text and the frames come on two
-                    // pipes, so a served run's share is as read, not exact.
                     app_output: self.app_output(false),
                     exit_code: None,
                     timed_out: false,
@@ -296,29 +338,18 @@ impl Session {
         })
     }
 
-    /// The application's output that has come since the last run: all of it, up to its
-    /// end, when QEMU has ended (`to_end`), else what has arrived (at most
-    /// [`super::qemu::APP_OUTPUT_MAX`] bytes either way).
+    /// What the application printed during the run that just ended: everything in its pipe
+    /// now, or up to its end when QEMU has ended (`to_end`).
     fn app_output(&mut self, to_end: bool) -> Vec<u8> {
-        let Some(app) = &self.app else {
+        let Some(app) = self.app.as_mut() else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        let mut keep = |chunk: Vec<u8>| {
-            let room = (super::qemu::APP_OUTPUT_MAX as usize).saturating_sub(out.len());
-            out.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        };
+        app.drain(to_end);
+        let text = std::mem::take(&mut app.run);
         if to_end {
-            for chunk in app.iter() {
-                keep(chunk);
-            }
             self.app = None;
-        } else {
-            for chunk in app.try_iter() {
-                keep(chunk);
-            }
         }
-        out
+        text
     }
 
     /// Ends the boot: its input closes (the firmware exits) and QEMU is killed and reaped.

@@ -1,9 +1,7 @@
 //! defmt global logger over semihosting: one `SYS_WRITE` per frame, to the frame channel
-//! ([`crate::frame_channel`]: the host's pipe on fd 3, else QEMU's standard output).
+//! ([`crate::write_frames`]: the host's pipe on fd 3, else QEMU's standard output).
 
-use crate::FrameChannel;
 use core::cell::UnsafeCell;
-use semihosting::io::Write;
 
 /// Frames longer than this are written in several pieces.
 const BUF_LEN: usize = 256;
@@ -12,7 +10,6 @@ struct State {
     encoder: defmt::Encoder,
     taken: bool,
     token: critical_section::RestoreState,
-    channel: Option<FrameChannel>,
     /// Encoded bytes of the frame being written.
     buf: [u8; BUF_LEN],
     len: usize,
@@ -27,7 +24,6 @@ static STATE: Global = Global(UnsafeCell::new(State {
     encoder: defmt::Encoder::new(),
     taken: false,
     token: critical_section::RestoreState::invalid(),
-    channel: None,
     buf: [0; BUF_LEN],
     len: 0,
 }));
@@ -40,14 +36,8 @@ fn flush(state: &mut State) {
     // against the MPU by the first address of each 1 KiB page, so a guard that starts a page
     // would fail the call (and lose the frame) whenever its parameter block, on the task's
     // stack, lies in that page (see `jostle_kernel::port::unguarded`).
-    jostle_kernel::port::unguarded(|| {
-        if state.channel.is_none() {
-            state.channel = crate::frame_channel();
-        }
-        if let Some(out) = state.channel.as_mut() {
-            let _ = out.write_all(&state.buf[..state.len]);
-        }
-    });
+    let len = state.len.min(BUF_LEN);
+    jostle_kernel::port::unguarded(|| crate::write_frames(&state.buf[..len]));
     state.len = 0;
 }
 
@@ -55,7 +45,7 @@ fn push(state: *mut State, data: &[u8]) {
     // SAFETY: called only between acquire and release, inside the critical section.
     let state = unsafe { &mut *state };
     for &b in data {
-        if state.len == BUF_LEN {
+        if state.len >= BUF_LEN {
             flush(state);
         }
         state.buf[state.len] = b;
@@ -78,12 +68,14 @@ unsafe impl defmt::Logger for Logger {
         let state = STATE.0.get();
         // SAFETY: inside the critical section; single core.
         unsafe {
-            if (*state).taken {
-                // A fault interrupted a frame: drop its unsent bytes so that the fault
-                // report is a clean frame. (A frame longer than the buffer that was partly
-                // sent shows up on the host as one malformed frame.)
-                (*state).len = 0;
-            } else {
+            // A frame starts with nothing buffered: a fault that interrupted a frame leaves
+            // its unsent bytes (dropped, so that the fault report is a clean frame; a frame
+            // longer than the buffer that was partly sent shows up on the host as one
+            // malformed frame), and a task's overflowing stack may have written here (the
+            // state is in `.data`, below the stacks: a frame larger than a stack's guard can
+            // skip it).
+            (*state).len = 0;
+            if !(*state).taken {
                 (*state).token = token;
             }
             (*state).taken = true;

@@ -3,7 +3,6 @@
 //! writes the unread bytes to the frame channel ([`crate::frame_channel`]).
 
 use defmt_rtt as _;
-use semihosting::io::Write;
 
 unsafe extern "C" {
     static _SEGGER_RTT: u8;
@@ -18,14 +17,11 @@ pub fn write_out() {
         let word = |offset: usize| (cb.add(offset) as *const u32).read_volatile();
         let (buf, size) = (word(28) as *const u8, word(32) as usize);
         let (write, mut read) = (word(36) as usize, word(40) as usize);
-        let Some(mut out) = crate::frame_channel() else {
-            return;
-        };
         while read != write && size > 0 {
             // Up to the write offset, or to the end of the ring first.
             let end = if write > read { write } else { size };
             let bytes = core::slice::from_raw_parts(buf.add(read), end - read);
-            let _ = out.write_all(bytes);
+            crate::write_frames(bytes);
             read = end % size;
         }
     }
