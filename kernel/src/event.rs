@@ -478,6 +478,8 @@ impl Event {
     pub fn site(&self) -> Option<u32> {
         match *self {
             Event::AtomicityViolation { block, .. } => Some(block),
+            // A sleeper whose site is unknown (where it waits comes from its addresses).
+            Event::LostWake { s: 0, .. } => None,
             _ => self.site_field(),
         }
     }
