@@ -42,7 +42,7 @@ impl Lines {
     /// The first frame of the return addresses `pcs` (innermost first; 0 ends the list)
     /// that lies in the application's own source: not a dependency from a registry, not
     /// the standard library, not Jostle's own crates.
-    pub fn app_site(&self, pcs: &[u32]) -> Option<SiteLoc> {
+    pub fn app_site(&self, pcs: &[u32], root: Option<&Path>) -> Option<SiteLoc> {
         for &pc in pcs.iter().take_while(|&&pc| pc != 0) {
             // Inside the call instruction that returns there (Thumb: bit 0 set).
             let addr = u64::from((pc & !1).saturating_sub(2));
@@ -54,7 +54,7 @@ impl Lines {
                 };
                 if is_app_file(file) {
                     return Some(SiteLoc {
-                        file: relative(file),
+                        file: relative(file, root),
                         line,
                         col: loc.column.unwrap_or(0),
                     });
@@ -87,18 +87,21 @@ fn is_app_file(file: &str) -> bool {
     })
 }
 
-/// `file` relative to the current directory when it lies under it (as sites of the
-/// application's own crate read: `src/main.rs`).
-fn relative(file: &str) -> String {
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| {
-            Path::new(file)
-                .strip_prefix(cwd)
-                .ok()
-                .map(|p| p.display().to_string())
-        })
-        .unwrap_or_else(|| file.to_owned())
+/// `file` relative to `root` (else to the current directory) when it lies under it.
+fn relative(file: &str, root: Option<&Path>) -> String {
+    let cwd = std::env::current_dir().ok();
+    root.into_iter()
+        .chain(cwd.as_deref())
+        .find_map(|dir| Path::new(file).strip_prefix(dir).ok())
+        .map_or_else(|| file.to_owned(), |p| p.display().to_string())
+}
+
+/// The project an ELF was built in: the directory holding the `target` directory on its
+/// path (`<project>/target/<triple>/release/app`).
+pub fn project_root(elf: &Path) -> Option<&Path> {
+    elf.ancestors()
+        .find(|dir| dir.file_name().is_some_and(|n| n == "target"))
+        .and_then(Path::parent)
 }
 
 #[cfg(test)]
@@ -117,5 +120,14 @@ mod tests {
         let example = ws.join("examples/embassy/src/bin/signal.rs");
         assert!(is_app_file(example.to_str().unwrap()));
         assert!(is_app_file("src/main.rs"));
+    }
+
+    #[test]
+    fn files_of_the_project_read_relative_to_it() {
+        let elf = Path::new("/home/u/fw/target/thumbv7m-none-eabi/release/app");
+        let root = project_root(elf);
+        assert_eq!(root, Some(Path::new("/home/u/fw")));
+        assert_eq!(relative("/home/u/fw/src/main.rs", root), "src/main.rs");
+        assert_eq!(relative("/elsewhere/x.rs", root), "/elsewhere/x.rs");
     }
 }

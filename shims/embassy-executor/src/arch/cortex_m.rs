@@ -125,7 +125,12 @@ pub(crate) fn return_addresses() -> [u32; 4] {
     while at < end && n < out.len() {
         // SAFETY: `at` lies between the stack pointer and the top of the task's stack.
         let word = unsafe { (at as *const u32).read_volatile() };
-        if word & 1 == 1 && (lo..hi).contains(&(word & !1)) && (word & !1) != own {
+        // A word seen already (also the copies this function stores in `out`) is skipped.
+        if word & 1 == 1
+            && (lo..hi).contains(&(word & !1))
+            && (word & !1) != own
+            && !out[..n].contains(&word)
+        {
             out[n] = word;
             n += 1;
         }
