@@ -46,9 +46,9 @@ fn case(code: i32, what: &'static str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> 
         args: args.iter().map(|a| a.as_ref().to_owned()).collect(),
         env: Vec::new(),
         cwd: None,
-        // Verdicts (0, 10-19) print a run; campaigns (40, 41) their progress and table;
+        // Verdicts (0, 10-19, 44) print a run; campaigns (40, 41) their progress and table;
         // a failed build (25) shows cargo's own diagnostics first.
-        one_line: !matches!(code, 0 | 10..=19 | 25 | 40 | 41) || what.contains("(host side)"),
+        one_line: !matches!(code, 0 | 10..=19 | 25 | 40 | 41 | 44) || what.contains("(host side)"),
     }
 }
 

@@ -66,7 +66,9 @@ impl<K: Sink> Core<K> {
 
     /// Nothing else can happen: moves the clock to the earliest deadline and fires every
     /// timer due by then. With no task alive, only timers that request an interrupt source
-    /// fire (a wake-up has nobody left to wake). Returns whether a timer fired.
+    /// fire (a wake-up has nobody left to wake). Returns whether a timer fired. Out of line:
+    /// it runs on a task's stack, inside `decide`.
+    #[inline(never)]
     pub(super) fn advance_time(&mut self, alive: bool) -> bool {
         let fires = |t: &Timer| alive || matches!(t.action, TimerAction::Request(_));
         let Some(at) = self

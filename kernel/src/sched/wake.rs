@@ -66,20 +66,27 @@ impl<K: Sink> Core<K> {
 
     /// At the end of a run that can go no further: if some sleeper was never woken and no
     /// lock cycle holds tasks, emits one `LostWake` per sleeper and returns the verdict.
+    /// Out of line, with nothing on its stack: it runs on a task's stack, inside `decide`.
+    #[inline(never)]
     pub(super) fn lost_wake(&mut self) -> Option<Verdict> {
         if self.sleepers.is_empty() || self.lock_cycle().is_some() {
             return None;
         }
-        let mut sleepers: crate::fixed::Vec<(u32, Sleeper), MAX_SLEEPERS> =
-            self.sleepers.iter().copied().collect();
-        // In task order, so that the report does not depend on the order of sleeping.
-        sleepers.sort_unstable_by_key(|(g, sl)| (sl.t, *g));
-        for (g, sl) in sleepers.iter() {
+        // In (task, signal) order, so that the report does not depend on the order of
+        // sleeping: the next one each time (a handful of entries).
+        let mut last: Option<(TaskId, u32)> = None;
+        while let Some(&(g, sl)) = self
+            .sleepers
+            .iter()
+            .filter(|(g, sl)| last.is_none_or(|l| (sl.t, *g) > l))
+            .min_by_key(|(g, sl)| (sl.t, *g))
+        {
+            last = Some((sl.t, g));
             let [p0, p1, p2, p3] = sl.pcs;
             self.sink.emit(&Event::LostWake {
                 t: sl.t,
                 s: sl.s,
-                g: *g,
+                g,
                 p0,
                 p1,
                 p2,
