@@ -31,7 +31,7 @@ const BUGGY: [(&str, &str, &str, &str, &str); 4] = [
         "mutex_check_then_act",
         "panic",
         "overdrawn",
-        "assert!(*balance >= amount",
+        "assert!(",
         "payment[1]",
     ),
     (
@@ -57,9 +57,24 @@ const BUGGY: [(&str, &str, &str, &str, &str); 4] = [
     ),
 ];
 
+/// Runs of each campaign: Phase I, the candidates' runs, then search. An Embassy app's
+/// shared state lives in embassy-sync's primitives, whose data is not instrumented, so few
+/// bugs are predicted: search is what finds most of them.
+const BUDGET: &str = "300";
+
 fn campaign(app: &str, dir: &Path) -> std::process::Output {
     let elf = embassy_example(app);
-    jostle_in(dir, &["campaign", elf.to_str().unwrap(), "-j", "2"])
+    jostle_in(
+        dir,
+        &[
+            "campaign",
+            elf.to_str().unwrap(),
+            "--budget",
+            BUDGET,
+            "-j",
+            "2",
+        ],
+    )
 }
 
 #[test]
@@ -249,7 +264,11 @@ runner = "jostle campaign"
     .unwrap();
 
     let started = Instant::now();
-    let run = user_cargo(&project, &["run", "--release", "--", "-j", "2"], &[]);
+    let run = user_cargo(
+        &project,
+        &["run", "--release", "--", "--budget", BUDGET, "-j", "2"],
+        &[],
+    );
     assert_eq!(run.status.code(), Some(40), "{}", text(&run));
     let stdout = String::from_utf8_lossy(&run.stdout);
     let register = USER_APP
