@@ -264,6 +264,7 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
             &[&"run", &fw("abba_deadlock"), &"--step-limit", &"3"],
         ),
         case(14, "stack overflow", &[&"run", &fw("stack_overflow")]),
+        case(44, "lost wake-up", &[&"run", &fw("lost_wake")]),
         case(
             15,
             "block refused (host side)",

@@ -13,6 +13,7 @@
 pub mod board;
 pub mod declared;
 pub mod decode;
+pub mod dwarf;
 pub mod elf;
 pub mod failure;
 pub mod fault;
