@@ -58,7 +58,7 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
             let report = jostle_host_tools::output::report::Report::read(dir)?;
             let (bug, r) = find_finding(&report, id)?;
             let r = if args.shrunk { bug.shrunk_run()? } else { r };
-            let config = config_for(&report, r, &*runner)?;
+            let config = config_for(&report, &bug, r, &*runner)?;
             let same_image = jostle_host_tools::engine::predict::fingerprint(runner.path())
                 .is_ok_and(|f| f == report.firmware.fingerprint);
             (config, Some((bug.clone(), r.clone(), same_image)))
