@@ -177,7 +177,7 @@ fn a_second_ctrl_c_quits_at_once() {
     let fw = own_copy(dir.path(), "rf_fig2");
     let reports = dir.path().join("jostle-report");
     std::fs::create_dir(&reports).unwrap();
-    let fifo = reports.join("report.tmp");
+    let fifo = reports.join("report.json.tmp");
     assert!(
         Command::new("mkfifo")
             .arg(&fifo)

@@ -275,16 +275,19 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         jostle_host_tools::output::report::write_atomic(junit, report.junit().as_bytes())?;
     }
     print_report(&report, args.json)?;
+    // Only a report that is there (a full disk may have refused it).
+    if c.written() {
+        eprintln!(
+            "jostle: report in {} (report.json, report.html)",
+            args.out.display()
+        );
+    }
     let interrupted = stop.load(Ordering::SeqCst);
     match result {
         // A run in flight killed by the stop: what finished is in the report.
         Err(JostleError::Interrupted) if interrupted => {}
         result => result?,
     }
-    eprintln!(
-        "jostle: report in {} (report.json, report.html)",
-        args.out.display()
-    );
     Ok(if interrupted {
         EXIT_INTERRUPTED
     } else if report.any_failure() {

@@ -50,6 +50,8 @@ pub(crate) struct ReplayArgs {
 pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
     use jostle_host_tools::engine::replay::{check_reproduced, config_for, find_finding};
     use jostle_host_tools::output::replay_print::print_around;
+    // Ctrl-C kills the run (and its temporary files go with it).
+    crate::cli::on_signals("nothing was replayed");
     let path = args.via.firmware(&args.firmware)?;
     let test = args.firmware.selected_test(&path)?;
     let runner = args.via.runner(path, args.timeout)?;
