@@ -111,3 +111,104 @@ impl<T: Transport> Transport for Retrying<T> {
         got.map(|()| again.map(|mut o| o.pop().expect("one run")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::run::{Outcome, Port};
+    use jostle_kernel::Verdict;
+    use std::sync::Mutex;
+
+    /// Boots whose runs die in the boots listed in `deaths` (counted from 0): a dead run is
+    /// its boot's last.
+    struct Dying {
+        boots: Mutex<u32>,
+        /// (boot, the run of the boot that dies in it)
+        deaths: Vec<(u32, u32)>,
+    }
+
+    fn outcome(config: Config, error: Option<JostleError>) -> RunOutcome {
+        RunOutcome {
+            port: Port::Qemu,
+            config,
+            events: Vec::new(),
+            sites: Default::default(),
+            locations: Default::default(),
+            logs: Vec::new(),
+            outcome: Some(Outcome::Verdict(Verdict::Pass)),
+            steps: 1,
+            panic: None,
+            exit_code: Some(0),
+            error,
+            frames: 0,
+        }
+    }
+
+    impl Transport for Dying {
+        fn path(&self) -> &Path {
+            Path::new("fw")
+        }
+
+        fn space(&self) -> SiteSpace<'_> {
+            SiteSpace::Host
+        }
+
+        fn run(&self, config: Config, _: Option<&Path>) -> Result<RunOutcome, JostleError> {
+            let mut got = self.run_boot(Config { runs: 1, ..config })?;
+            Ok(got.pop().unwrap())
+        }
+
+        fn run_boot(&self, first: Config) -> Result<Vec<RunOutcome>, JostleError> {
+            let mut boots = self.boots.lock().unwrap();
+            let boot = *boots;
+            *boots += 1;
+            let mut outcomes = Vec::new();
+            for k in 0..first.runs.max(1) {
+                let config = Config {
+                    seed: first.seed + u64::from(k),
+                    runs: 1,
+                    ..first.clone()
+                };
+                if self.deaths.contains(&(boot, k)) {
+                    let dead = JostleError::BootDied("killed".into());
+                    outcomes.push(outcome(config, Some(dead)));
+                    break;
+                }
+                outcomes.push(outcome(config, None));
+            }
+            Ok(outcomes)
+        }
+    }
+
+    #[test]
+    fn a_run_whose_boot_died_is_made_again_and_the_runs_before_it_stand() {
+        // Boot 0 dies in its run 3, boot 1 (seeds 3..) at once, boot 2 serves the rest.
+        let t = Retrying(Dying {
+            boots: Mutex::new(0),
+            deaths: vec![(0, 3), (1, 0)],
+        });
+        let config = Config {
+            seed: 100,
+            ..Config::default()
+        };
+        let runs = t.run_batch(&config, 10).unwrap();
+        let seeds: Vec<u64> = runs.iter().map(|o| o.config.seed).collect();
+        assert_eq!(seeds, (100..110).collect::<Vec<_>>());
+        assert!(runs.iter().all(|o| o.error.is_none()));
+        assert_eq!(*t.0.boots.lock().unwrap(), 3);
+    }
+
+    #[test]
+    fn a_run_that_dies_in_every_boot_is_an_error_after_a_few() {
+        let t = Retrying(Dying {
+            boots: Mutex::new(0),
+            deaths: (0..10).map(|b| (b, 0)).collect(),
+        });
+        let o = t.run(Config::default(), None).unwrap();
+        let e = o.error.expect("dead");
+        assert!(matches!(e, JostleError::BootDied(_)), "{e}");
+        assert!(e.to_string().contains("in 4 boots in a row"), "{e}");
+        assert_eq!(e.exit_code(), 27);
+        assert_eq!(*t.0.boots.lock().unwrap(), ATTEMPTS);
+    }
+}

@@ -376,6 +376,169 @@ pub fn candidate_seed(base: u64, id: &str, strategy: StrategyId) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::campaign::{Budget, Settings};
+    use crate::trace::run::{Outcome, Port, RunOutcome};
+    use crate::trace::space::SiteSpace;
+    use crate::transport::Transport;
+    use jostle_kernel::Verdict;
+    use std::path::Path;
+    use std::sync::Mutex;
+
+    /// Runs nothing: every run passes at once; the configurations are kept, in order.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<Config>>);
+
+    impl Transport for Recorder {
+        fn path(&self) -> &Path {
+            Path::new("/nonexistent/firmware")
+        }
+
+        fn space(&self) -> SiteSpace<'_> {
+            SiteSpace::Host
+        }
+
+        fn run(&self, config: Config, _: Option<&Path>) -> Result<RunOutcome, JostleError> {
+            self.0.lock().unwrap().push(config.clone());
+            Ok(RunOutcome {
+                port: Port::Host,
+                config,
+                events: Vec::new(),
+                sites: Default::default(),
+                locations: Default::default(),
+                logs: Vec::new(),
+                outcome: Some(Outcome::Verdict(Verdict::Pass)),
+                steps: 1,
+                panic: None,
+                exit_code: Some(0),
+                error: None,
+                frames: 0,
+            })
+        }
+    }
+
+    /// A campaign on `transport` with `runs` per candidate and `budget`, whose report has
+    /// the bugs `ids` (handles 0, 1, ...), writing into `dir`.
+    fn campaign<'t>(
+        transport: &'t Recorder,
+        runs: u32,
+        budget: Budget,
+        ids: &[&str],
+        dir: &Path,
+    ) -> Campaign<'t> {
+        let settings = Settings {
+            phase1_runs: 1,
+            runs_per_candidate: runs,
+            // One worker: the recorder sees the runs in the order they are taken.
+            jobs: 1,
+            budget,
+            seed: 0,
+            base: Config::default(),
+            shard: (0, 1),
+            options: jostle_checker::Options::default(),
+            max_rounds: 1,
+            firmware_command: "fw".into(),
+            report_dir: dir.to_owned(),
+            livelock_bound: None,
+            portfolio: Vec::new(),
+            until_failure: false,
+            shrink: false,
+        };
+        let mut c = Campaign::new(transport, settings, Default::default());
+        for id in ids {
+            c.handles.push((*id).to_owned());
+            c.report.bugs.push(crate::output::report::Bug {
+                id: (*id).to_owned(),
+                ..Default::default()
+            });
+        }
+        c
+    }
+
+    fn target(bug: usize, strategy: StrategyId, first: u64, runs: u32) -> Target {
+        Target {
+            bug,
+            config: Config {
+                strategy,
+                ..Config::default()
+            },
+            first,
+            unseen: None,
+            place: bug as u64,
+            slice: 0..u64::from(runs),
+            chain: strategy == StrategyId::DrFinder,
+        }
+    }
+
+    #[test]
+    fn a_long_drfinder_chain_runs_in_order_in_jobs_of_a_batch_and_a_budget_cuts_it() {
+        let dir = tempfile::tempdir().unwrap();
+        for (budget, made) in [(Budget::Unlimited, 131), (Budget::Runs(70), 70)] {
+            let recorder = Recorder::default();
+            let mut c = campaign(&recorder, 130, budget, &["a", "b"], dir.path());
+            let mut first = FirstRuns {
+                targets: vec![
+                    target(0, StrategyId::DrFinder, 1000, 130),
+                    target(1, StrategyId::Race, 5000, 130),
+                ],
+                runs: 130,
+                at: 0,
+                given: 0,
+            };
+            assert_eq!(first.runs(), 131);
+            c.execute(&mut first, &|_| {}).unwrap();
+            let seeds: Vec<u64> = recorder.0.lock().unwrap().iter().map(|c| c.seed).collect();
+            // The chain whole and in order (its jobs one after another), then the other
+            // candidate's first run.
+            let mut want: Vec<u64> = (1000..1130).collect();
+            want.push(5000);
+            want.truncate(made);
+            assert_eq!(seeds, want, "{budget:?}");
+            assert_eq!(c.chains[&0].taken, made.min(130) as u64);
+            let runs = c.report.bugs[0]
+                .attempts
+                .iter()
+                .map(|a| a.runs)
+                .sum::<u64>();
+            assert_eq!(runs, made.min(130) as u64);
+        }
+    }
+
+    #[test]
+    fn later_runs_of_any_count_are_made_as_they_are_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let recorder = Recorder::default();
+        let mut c = campaign(
+            &recorder,
+            u32::MAX,
+            Budget::Runs(120),
+            &["a", "b"],
+            dir.path(),
+        );
+        let targets = vec![
+            target(0, StrategyId::Race, 0, u32::MAX),
+            target(1, StrategyId::Race, 1 << 40, u32::MAX),
+        ];
+        let mut later = LaterRuns {
+            left: 2 * (u64::from(u32::MAX) - 1),
+            targets,
+            tier: 1,
+            at: 0,
+            next: 0,
+        };
+        c.execute(&mut later, &|_| {}).unwrap();
+        let seeds: Vec<u64> = recorder.0.lock().unwrap().iter().map(|c| c.seed).collect();
+        // Tier by tier across the candidates: runs 1-3 of each, 4-15 of each, then the rest
+        // of the first (cut by the budget).
+        let want: Vec<u64> = (1..4)
+            .chain((1 << 40) + 1..(1 << 40) + 4)
+            .chain(4..16)
+            .chain((1 << 40) + 4..(1 << 40) + 16)
+            .chain(16..)
+            .take(120)
+            .collect();
+        assert_eq!(seeds, want);
+        assert!(c.budget_hit.load(std::sync::atomic::Ordering::SeqCst));
+    }
 
     #[test]
     fn atomfuzzer_pauses_surely_in_the_first_two_tiers_only() {

@@ -21,14 +21,16 @@ impl Campaign<'_> {
             )
         })?;
         let result = self.rounds(progress);
+        // An error stops the campaign whatever else was under way (a budget is marked hit
+        // when its last runs are planned, before they run).
         self.report.stopped = if self.stop.load(Ordering::SeqCst) {
             "interrupted"
+        } else if result.is_err() {
+            "error"
         } else if self.failure_hit.load(Ordering::SeqCst) {
             "failure"
         } else if self.budget_hit.load(Ordering::SeqCst) {
             "budget"
-        } else if result.is_err() {
-            "error"
         } else if self.rounds_hit {
             "rounds"
         } else {
