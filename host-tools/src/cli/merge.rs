@@ -27,6 +27,9 @@ pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
     check_output(&args.reports, &args.out)?;
     // The merged report's replay commands name the report directory.
     crate::cli::args::utf8_path("--out", &args.out)?;
+    // One writer per report directory (a campaign may be writing there); a refused merge
+    // leaves no directory it made (the lock removes it).
+    let _lock = jostle_host_tools::output::lock::lock(&args.out)?;
     let reports = args
         .reports
         .iter()
@@ -40,9 +43,6 @@ pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
         .collect::<Result<Vec<_>, _>>()?;
     let mut merged = merge(&reports)?;
     merged.set_report_dir(&args.out);
-    // One writer per report directory (a campaign may be writing there); taken once the
-    // inputs are known to merge, so that a refused merge makes no directory.
-    let _lock = jostle_host_tools::output::lock::lock(&args.out)?;
     merged.write_json(&args.out)?;
     write_atomic(
         &args.out.join("report.html"),
