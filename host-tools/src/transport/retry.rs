@@ -115,8 +115,6 @@ impl<T: Transport> Transport for Retrying<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::run::{Outcome, Port};
-    use jostle_kernel::Verdict;
     use std::sync::Mutex;
 
     /// Boots whose runs die in the boots listed in `deaths` (counted from 0): a dead run is
@@ -125,23 +123,6 @@ mod tests {
         boots: Mutex<u32>,
         /// (boot, the run of the boot that dies in it)
         deaths: Vec<(u32, u32)>,
-    }
-
-    fn outcome(config: Config, error: Option<JostleError>) -> RunOutcome {
-        RunOutcome {
-            port: Port::Qemu,
-            config,
-            events: Vec::new(),
-            sites: Default::default(),
-            locations: Default::default(),
-            logs: Vec::new(),
-            outcome: Some(Outcome::Verdict(Verdict::Pass)),
-            steps: 1,
-            panic: None,
-            exit_code: Some(0),
-            error,
-            frames: 0,
-        }
     }
 
     impl Transport for Dying {
@@ -171,10 +152,10 @@ mod tests {
                 };
                 if self.deaths.contains(&(boot, k)) {
                     let dead = JostleError::BootDied("killed".into());
-                    outcomes.push(outcome(config, Some(dead)));
+                    outcomes.push(RunOutcome::passed(config, Some(dead)));
                     break;
                 }
-                outcomes.push(outcome(config, None));
+                outcomes.push(RunOutcome::passed(config, None));
             }
             Ok(outcomes)
         }

@@ -377,10 +377,9 @@ pub fn candidate_seed(base: u64, id: &str, strategy: StrategyId) -> u64 {
 mod tests {
     use super::*;
     use crate::engine::campaign::{Budget, Settings};
-    use crate::trace::run::{Outcome, Port, RunOutcome};
+    use crate::trace::run::RunOutcome;
     use crate::trace::space::SiteSpace;
     use crate::transport::Transport;
-    use jostle_kernel::Verdict;
     use std::path::Path;
     use std::sync::Mutex;
 
@@ -399,20 +398,7 @@ mod tests {
 
         fn run(&self, config: Config, _: Option<&Path>) -> Result<RunOutcome, JostleError> {
             self.0.lock().unwrap().push(config.clone());
-            Ok(RunOutcome {
-                port: Port::Host,
-                config,
-                events: Vec::new(),
-                sites: Default::default(),
-                locations: Default::default(),
-                logs: Vec::new(),
-                outcome: Some(Outcome::Verdict(Verdict::Pass)),
-                steps: 1,
-                panic: None,
-                exit_code: Some(0),
-                error: None,
-                frames: 0,
-            })
+            Ok(RunOutcome::passed(config, None))
         }
     }
 
