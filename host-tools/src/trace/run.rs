@@ -616,6 +616,8 @@ impl RunOutcome {
             exit_code: Some(0),
             error,
             frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
         }
     }
 }
