@@ -16,6 +16,10 @@ type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
 /// An ELF's line information.
 pub struct Lines {
     context: addr2line::Context<Reader>,
+    /// The compilation directories of its units (a crate's package directory): a file
+    /// under one reads relative to it, as the compiler records the crate's own sites
+    /// (`src/main.rs`).
+    comp_dirs: Vec<String>,
 }
 
 impl Lines {
@@ -35,14 +39,29 @@ impl Lines {
             Ok(gimli::EndianArcSlice::new(Arc::from(&*data), endian))
         };
         let dwarf = gimli::Dwarf::load(load).ok()?;
+        let mut comp_dirs = Vec::new();
+        let mut units = dwarf.units();
+        while let Ok(Some(header)) = units.next() {
+            if let Ok(unit) = dwarf.unit(header)
+                && let Some(dir) = &unit.comp_dir
+                && let Ok(dir) = gimli::Reader::to_string_lossy(dir)
+                && !comp_dirs.iter().any(|d| d == dir.as_ref())
+            {
+                comp_dirs.push(dir.into_owned());
+            }
+        }
+        // The longest first, so that a crate inside another's directory reads as its own.
+        comp_dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
         let context = addr2line::Context::from_dwarf(dwarf).ok()?;
-        Some(Lines { context })
+        Some(Lines { context, comp_dirs })
     }
 
     /// The first frame of the return addresses `pcs` (innermost first; 0 ends the list)
     /// that lies in the application's own source: not a dependency from a registry, not
-    /// the standard library, not Jostle's own crates.
-    pub fn app_site(&self, pcs: &[u32], root: Option<&Path>) -> Option<SiteLoc> {
+    /// the standard library, not Jostle's own crates. A file under its unit's compilation
+    /// directory reads relative to it, as the compiler records the sites of the crate it
+    /// compiles (`src/main.rs`).
+    pub fn app_site(&self, pcs: &[u32]) -> Option<SiteLoc> {
         for &pc in pcs.iter().take_while(|&&pc| pc != 0) {
             // Inside the call instruction that returns there (Thumb: bit 0 set).
             let addr = u64::from((pc & !1).saturating_sub(2));
@@ -54,7 +73,7 @@ impl Lines {
                 };
                 if is_app_file(file) {
                     return Some(SiteLoc {
-                        file: relative(file, root),
+                        file: relative(file, &self.comp_dirs),
                         line,
                         col: loc.column.unwrap_or(0),
                     });
@@ -87,21 +106,12 @@ fn is_app_file(file: &str) -> bool {
     })
 }
 
-/// `file` relative to `root` (else to the current directory) when it lies under it.
-fn relative(file: &str, root: Option<&Path>) -> String {
-    let cwd = std::env::current_dir().ok();
-    root.into_iter()
-        .chain(cwd.as_deref())
+/// `file` relative to the first of `dirs` it lies under, if any.
+fn relative(file: &str, dirs: &[String]) -> String {
+    dirs.iter()
         .find_map(|dir| Path::new(file).strip_prefix(dir).ok())
+        .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| file.to_owned(), |p| p.display().to_string())
-}
-
-/// The project an ELF was built in: the directory holding the `target` directory on its
-/// path (`<project>/target/<triple>/release/app`).
-pub fn project_root(elf: &Path) -> Option<&Path> {
-    elf.ancestors()
-        .find(|dir| dir.file_name().is_some_and(|n| n == "target"))
-        .and_then(Path::parent)
 }
 
 #[cfg(test)]
@@ -123,11 +133,16 @@ mod tests {
     }
 
     #[test]
-    fn files_of_the_project_read_relative_to_it() {
-        let elf = Path::new("/home/u/fw/target/thumbv7m-none-eabi/release/app");
-        let root = project_root(elf);
-        assert_eq!(root, Some(Path::new("/home/u/fw")));
-        assert_eq!(relative("/home/u/fw/src/main.rs", root), "src/main.rs");
-        assert_eq!(relative("/elsewhere/x.rs", root), "/elsewhere/x.rs");
+    fn files_of_a_unit_read_relative_to_its_directory() {
+        let dirs = [
+            "/home/u/fw/examples/app".to_owned(),
+            "/home/u/fw".to_owned(),
+        ];
+        assert_eq!(
+            relative("/home/u/fw/examples/app/src/main.rs", &dirs),
+            "src/main.rs"
+        );
+        assert_eq!(relative("/home/u/fw/src/lib.rs", &dirs), "src/lib.rs");
+        assert_eq!(relative("/elsewhere/x.rs", &dirs), "/elsewhere/x.rs");
     }
 }

@@ -124,7 +124,7 @@ impl Firmware {
         lines
             .get_or_insert_with(|| crate::trace::dwarf::Lines::parse(&self.bytes))
             .as_ref()?
-            .app_site(pcs, crate::trace::dwarf::project_root(&self.path))
+            .app_site(pcs)
     }
 
     /// The address of the symbol `name`, if the ELF has it.

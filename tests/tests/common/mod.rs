@@ -214,17 +214,21 @@ pub fn report(dir: &Path) -> serde_json::Value {
 
 /// `jostle replay ELF --report jostle-report --bug ID` in `dir`.
 pub fn replay_bug(dir: &Path, elf: &Path, id: &str) -> std::process::Output {
-    jostle_in(
-        dir,
-        &[
-            "replay",
-            elf.to_str().unwrap(),
-            "--report",
-            "jostle-report",
-            "--bug",
-            id,
-        ],
-    )
+    replay_bug_with(dir, elf, id, &[])
+}
+
+/// [`replay_bug`] with more options (`--shrunk`).
+pub fn replay_bug_with(dir: &Path, elf: &Path, id: &str, more: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "replay",
+        elf.to_str().unwrap(),
+        "--report",
+        "jostle-report",
+        "--bug",
+        id,
+    ];
+    args.extend_from_slice(more);
+    jostle_in(dir, &args)
 }
 
 /// A report's candidates.
