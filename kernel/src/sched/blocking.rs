@@ -2,7 +2,7 @@
 //! and, when none is while some are alive, the deadlock report with its lock cycle.
 
 use super::{Core, Sink};
-use crate::event::{Event, NO_TASK, TraceLevel, WaitKind};
+use crate::event::{Event, NO_TASK, TraceLevel, Verdict, WaitKind};
 use crate::op::{Op, Slot};
 use crate::task::{MAX_TASKS, TaskId, TaskSet};
 
@@ -14,6 +14,8 @@ impl<K: Sink> Core<K> {
             Op::Wait { g, .. } => self.signals.get(&g).is_some_and(|n| *n > 0),
             // Nested sections never reach the core (the port keeps them local).
             Op::CsEnter => self.cs_holder.is_none(),
+            // A wait for an interrupt ends once a handler has run since it began.
+            Op::Idle { since, .. } => self.irq_entered != since,
             _ => true,
         }
     }
@@ -45,6 +47,18 @@ impl<K: Sink> Core<K> {
             enabled = enabled.and(TaskSet(1 << h));
         }
         (enabled, !self.stopped.is_empty())
+    }
+
+    /// Is every live task waiting for an interrupt ([`Op::Idle`])?
+    pub(super) fn all_idle(&self) -> bool {
+        self.stopped.iter().all(|t| {
+            matches!(self.slots[t as usize].pending(), Some(Op::Idle { .. }))
+        }) && !self.stopped.is_empty()
+    }
+
+    /// The verdict of a run whose live tasks all wait for an interrupt that cannot come.
+    pub(super) fn idle_end(&mut self) -> Verdict {
+        Verdict::Pass
     }
 
     /// The deadlock report: every stopped task, what it waits for, and who holds that.

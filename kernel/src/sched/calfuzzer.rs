@@ -28,11 +28,15 @@ impl<K: Sink> Core<K> {
                 if let Some(i) = self.irq_to_fire(true, !alive) {
                     return Next::Fire(i);
                 }
-                let verdict = if alive {
+                let verdict = if !alive {
+                    Verdict::Pass
+                } else if self.all_idle() {
+                    // Every live task waits for an interrupt and none can come: the run
+                    // of a framework's firmware is over.
+                    self.idle_end()
+                } else {
                     self.report_blocked();
                     Verdict::Deadlock
-                } else {
-                    Verdict::Pass
                 };
                 self.abort(verdict);
                 return Next::End(verdict);

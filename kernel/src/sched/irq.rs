@@ -86,24 +86,41 @@ impl<K: Sink> Core<K> {
     /// decision. Each spontaneous source draws its first firing step.
     pub fn declare_irqs(&mut self, sources: &[IrqSource]) {
         self.irqs.clear();
-        for (i, source) in sources.iter().take(MAX_IRQS).enumerate() {
-            let reserved = self.targets.fires(i as u8);
-            let due = match source.firing {
-                Firing::Spontaneous { max } => self.draw_due(self.gap_span(max, reserved)),
-                Firing::Requested => u32::MAX,
-            };
-            let _ = self.irqs.push(IrqState {
-                source: *source,
-                enabled: false,
-                pending: false,
-                fired: 0,
-                due,
-                reserved,
-                active: false,
-                pending_op: None,
-            });
+        for source in sources.iter().take(MAX_IRQS) {
+            self.add_irq(*source);
         }
+    }
+
+    /// Adds an interrupt source while the run goes on (a framework registers its handlers
+    /// as it sets up the NVIC): it gets the next index, starts disabled, and a spontaneous
+    /// one draws its first firing step from here. `None` when [`MAX_IRQS`] sources exist.
+    pub fn add_irq(&mut self, source: IrqSource) -> Option<u8> {
+        let i = self.irqs.len();
+        if i >= MAX_IRQS {
+            return None;
+        }
+        let reserved = self.targets.fires(i as u8);
+        let due = match source.firing {
+            Firing::Spontaneous { max } => self.draw_due(self.gap_span(max, reserved)),
+            Firing::Requested => u32::MAX,
+        };
+        let _ = self.irqs.push(IrqState {
+            source,
+            enabled: false,
+            pending: false,
+            fired: 0,
+            due,
+            reserved,
+            active: false,
+            pending_op: None,
+        });
         self.refresh_lean();
+        Some(i as u8)
+    }
+
+    /// The interrupt sources of this run, in index order.
+    pub fn irq_sources(&self) -> impl Iterator<Item = IrqSource> + '_ {
+        self.irqs.iter().map(|q| q.source)
     }
 
     /// A firing step drawn uniformly from the next `span` steps (at least 1); never, when
@@ -203,6 +220,11 @@ impl<K: Sink> Core<K> {
             }
         }
         budget
+    }
+
+    /// The priority mask now in force (0: none).
+    pub fn prio_mask(&self) -> u8 {
+        self.basepri
     }
 
     /// Handler entries so far in this run (the port checks that a firing happened).
@@ -346,6 +368,19 @@ impl<K: Sink> Core<K> {
             Op::PrioMask { level, .. } => self.basepri = level,
             _ => {}
         }
+    }
+
+    /// The hardware took source `i`'s pended line although the kernel did not fire it
+    /// (firmware pended it through the NVIC itself): the pend becomes a request, which the
+    /// scheduler fires at a point of its choosing. No scheduling point: where the context
+    /// pended it is not known (the event names the running context `t`).
+    pub fn request_from_hardware(&mut self, t: TaskId, i: u8) {
+        let op = Op::IrqRequest { s: 0, i };
+        self.execute_irq_op(&op);
+        if let Some(event) = op.event(t) {
+            self.record(event);
+        }
+        self.refresh_lean();
     }
 
     /// Fires source `i` at the next decision (a strategy's request), if it is eligible

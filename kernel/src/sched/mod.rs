@@ -343,7 +343,7 @@ impl<K: Sink> Core<K> {
         self.stopped.insert(t);
         if matches!(
             op,
-            Op::Acquire { .. } | Op::Join { .. } | Op::Wait { .. } | Op::CsEnter
+            Op::Acquire { .. } | Op::Join { .. } | Op::Wait { .. } | Op::CsEnter | Op::Idle { .. }
         ) {
             self.blocking.insert(t);
         }
