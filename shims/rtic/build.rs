@@ -23,9 +23,7 @@ fn main() {
             return;
         }
         [b] if b == "thumbv7-backend" || b == "thumbv8main-backend" => "cortex-m-basepri",
-        [b] if b == "thumbv6-backend" || b == "thumbv8base-backend" => {
-            "cortex-m-source-masking"
-        }
+        [b] if b == "thumbv6-backend" || b == "thumbv8base-backend" => "cortex-m-source-masking",
         [b] => {
             println!(
                 "cargo::error=rtic (Jostle): the backend `{b}` is not supported: Jostle runs RTIC on Cortex-M (thumbv6-backend, thumbv7-backend, thumbv8base-backend, thumbv8main-backend)"

@@ -412,6 +412,7 @@ mod tests {
             events,
             sites: Default::default(),
             locations: Default::default(),
+            contexts: Default::default(),
             logs: Vec::new(),
             outcome: Some(Outcome::Verdict(Verdict::Pass)),
             steps: 0,

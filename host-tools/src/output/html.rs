@@ -419,6 +419,7 @@ mod tests {
         Mark {
             step,
             task,
+            task_name: String::new(),
             op: op.into(),
             site: "src/bin/a<b>.rs:12:5".into(),
             location: "a::Z".into(),

@@ -388,6 +388,9 @@ pub struct Mark {
     pub step: u64,
     /// Task.
     pub task: u8,
+    /// The task's name when a framework named it (an RTIC task: `worker`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub task_name: String,
     /// What it did (`read`, `acquire`, ..., or a report such as `race`).
     pub op: String,
     /// `file:line:col`, when it has a site.

@@ -11,9 +11,10 @@ use std::io::Write;
 impl RunOutcome {
     /// Prints the interleaving (one line per scheduling event) and the verdict.
     pub fn print_human(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let w = self.task_width();
         writeln!(
             out,
-            "{:>5}  {:<4}  {:<30}  site",
+            "{:>5}  {:<w$}  {:<30}  site",
             "step", "task", "operation"
         )?;
         let full = self.config.trace == jostle_kernel::TraceLevel::Full;
@@ -38,11 +39,11 @@ impl RunOutcome {
             } else {
                 "-".into()
             };
-            let task = ev.task().map_or("-".into(), |t| format!("t{t}"));
+            let task = ev.task().map_or("-".into(), |t| self.context_text(t));
             let site = ev.site().map(|s| self.site_text(s)).unwrap_or_default();
             writeln!(
                 out,
-                "{step_col:>5}  {task:<4}  {:<30}  {}",
+                "{step_col:>5}  {task:<w$}  {:<30}  {}",
                 describe(
                     ev,
                     |s| super::short_site(&self.site_text(s)).to_owned(),

@@ -1,8 +1,9 @@
 //! The firmware ELF: its defmt table, the configuration block's address, and site
-//! resolution (a site id is the address of a `core::panic::Location` in flash).
+//! resolution (a site id is the address of a `core::panic::Location` in flash, or, for a
+//! framework's code that has no caller location, a code address: `code_sites`).
 
 use crate::error::JostleError;
-use object::{Object, ObjectSegment, ObjectSymbol};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -40,6 +41,10 @@ pub struct Firmware {
     segments: Vec<(u64, Vec<u8>)>,
     /// Its data symbols (names for memory locations).
     pub symbols: crate::trace::symbols::Symbols,
+    /// The range of its code (`.text`), where a site is a code address.
+    text: (u64, u64),
+    /// Its line tables, read at the first code-address site.
+    code_sites: std::sync::OnceLock<Option<crate::trace::code_sites::CodeSites>>,
 }
 
 /// Why an ELF has no `JOSTLE_CONFIG`, as far as its sections tell: the linker scripts
@@ -103,7 +108,12 @@ impl Firmware {
             .filter(|(_, d)| !d.is_empty())
             .collect();
         let symbols = crate::trace::symbols::Symbols::parse(&bytes);
+        let text = file
+            .section_by_name(".text")
+            .map_or((0, 0), |s| (s.address(), s.address() + s.size()));
         Ok(Firmware {
+            text,
+            code_sites: std::sync::OnceLock::new(),
             path: path.to_owned(),
             symbols,
             bytes,
@@ -142,6 +152,9 @@ impl Firmware {
     /// looks for the (pointer, length) pair that names a source path in the image and takes
     /// the two remaining words as line and column, in their order in the struct.
     pub fn resolve_site(&self, site: u32) -> Option<SiteLoc> {
+        if self.is_code(site) {
+            return self.code_sites()?.resolve(site);
+        }
         let w: Vec<u32> = (0..4)
             .map(|i| self.word(site + 4 * i))
             .collect::<Option<_>>()?;
@@ -183,10 +196,26 @@ impl Firmware {
 }
 
 impl Firmware {
-    /// Every site id (address of a `Location` record) at `file:line:col`. A source location
-    /// can have more than one record, and a file named by its path's tail matches too.
+    /// Is `site` a code address (see `code_sites`)?
+    fn is_code(&self, site: u32) -> bool {
+        (self.text.0..self.text.1).contains(&u64::from(site))
+    }
+
+    /// The ELF's line tables, parsed at the first use.
+    fn code_sites(&self) -> Option<&crate::trace::code_sites::CodeSites> {
+        self.code_sites
+            .get_or_init(|| crate::trace::code_sites::CodeSites::parse(&self.bytes))
+            .as_ref()
+    }
+
+    /// Every site id (address of a `Location` record, or a code-address site) at
+    /// `file:line:col`. A source location can have more than one record, and a file named
+    /// by its path's tail matches too.
     pub fn find_site(&self, file: &str, line: u32, col: u32) -> Vec<u32> {
         let mut found = Vec::new();
+        if let Some(code) = self.code_sites() {
+            found.extend(code.find(file, line, col));
+        }
         for (base, data) in &self.segments {
             let words = data.len() / 4;
             for i in 0..words.saturating_sub(3) {

@@ -1,5 +1,5 @@
 //! Trace decoding: what one run says. `elf` reads the firmware image (defmt table,
-//! configuration address, site resolution), `decode` turns defmt frames or host-port lines
+//! configuration address, site resolution; `code_sites` for sites that are code addresses), `decode` turns defmt frames or host-port lines
 //! into typed events, `space` maps `file:line:col` to an image's site ids, and `run` is one
 //! decoded run (events, sites, verdict) with the queries the engine asks of it; `failure`
 //! is a failing run's signature (what groups runs into one finding), `fault` a HardFault's
@@ -10,11 +10,13 @@
 //! `transport`, `engine` or `output`: transports call into it to decode what they read, the
 //! engine queries its runs, and `output` prints them.
 
+pub mod code_sites;
 pub mod declared;
 pub mod decode;
 pub mod elf;
 pub mod failure;
 pub mod fault;
+pub mod framework;
 pub mod run;
 pub mod space;
 pub mod symbols;

@@ -100,6 +100,8 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
         | Event::AtomicityViolation { l, .. }
         | Event::DeadlockConfirmed { l, .. } => Some(l),
         Event::Signal { g, .. } | Event::Wait { g, .. } => Some(g),
+        // A resource's lock (0 when the mask names none).
+        Event::PrioMask { r, .. } if *r != 0 => Some(r),
         Event::Blocked { kind, on, .. }
             if *kind == WaitKind::Lock as u8 || *kind == WaitKind::Signal as u8 =>
         {
@@ -131,6 +133,8 @@ pub struct RunOutcome {
     pub sites: Sites,
     /// Memory locations and locks named from the image's symbols.
     pub locations: Locations,
+    /// Contexts a framework named (`ContextName`): RTIC's tasks, by their user's names.
+    pub contexts: HashMap<u8, String>,
     /// The firmware's own log lines.
     pub logs: Vec<String>,
     /// The verdict (`None` if the stream ended without one: see `error`).
@@ -166,6 +170,7 @@ impl RunOutcome {
         } = ending;
         let mut sites = Sites::default();
         let mut locations = Locations::default();
+        let mut contexts = HashMap::new();
         let mut events = Vec::new();
         let mut logs = Vec::new();
         let mut panic_message = None;
@@ -192,6 +197,14 @@ impl RunOutcome {
                         Event::RunEnd { verdict, steps: n } => {
                             steps = n;
                             outcome = Verdict::from_u8(verdict).map(Outcome::Verdict);
+                        }
+                        Event::ContextName { t, a, n } => {
+                            if let Some(text) = elf
+                                .and_then(|elf| elf.read(a, n as usize))
+                                .and_then(|b| std::str::from_utf8(b).ok())
+                            {
+                                contexts.insert(t, crate::trace::framework::context_name(text));
+                            }
                         }
                         _ => {}
                     }
@@ -229,7 +242,7 @@ impl RunOutcome {
                 if let Entry::Vacant(e) = locations.names.entry(a)
                     && let Some(name) = elf.symbols.name_of(u64::from(a))
                 {
-                    e.insert(name);
+                    e.insert(crate::trace::framework::resource_name(&name).unwrap_or(name));
                 }
             }
         }
@@ -239,6 +252,7 @@ impl RunOutcome {
             events,
             sites,
             locations,
+            contexts,
             logs,
             outcome,
             steps,
@@ -247,6 +261,20 @@ impl RunOutcome {
             error,
             frames,
         }
+    }
+
+    /// The name of context `t`: a framework's name for it (an RTIC task: `worker`), else
+    /// `t3` (task 3) or `t129` (the handler of source 1).
+    pub fn context_text(&self, t: u8) -> String {
+        match self.contexts.get(&t) {
+            Some(name) => name.clone(),
+            None => format!("t{t}"),
+        }
+    }
+
+    /// The width of the task column: the longest context name (at least 4).
+    pub fn task_width(&self) -> usize {
+        self.contexts.values().map(|n| n.len()).fold(4, usize::max)
     }
 
     /// The name of memory location or lock `a` (`app::Z`, `app::BUF+4`), or its id in hex.
@@ -511,6 +539,7 @@ mod tests {
             events,
             sites: Sites::default(),
             locations: Locations::default(),
+            contexts: Default::default(),
             logs: Vec::new(),
             outcome: Some(Outcome::Verdict(Verdict::Deadlock)),
             steps: 0,

@@ -51,9 +51,10 @@ impl<K: Sink> Core<K> {
 
     /// Is every live task waiting for an interrupt ([`Op::Idle`])?
     pub(super) fn all_idle(&self) -> bool {
-        self.stopped.iter().all(|t| {
-            matches!(self.slots[t as usize].pending(), Some(Op::Idle { .. }))
-        }) && !self.stopped.is_empty()
+        self.stopped
+            .iter()
+            .all(|t| matches!(self.slots[t as usize].pending(), Some(Op::Idle { .. })))
+            && !self.stopped.is_empty()
     }
 
     /// The verdict of a run whose live tasks all wait for an interrupt that cannot come.

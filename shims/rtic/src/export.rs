@@ -21,6 +21,7 @@ pub use cortex_m::{
     register::msp,
 };
 
+mod dispatch;
 pub mod executor;
 mod hooks;
 mod resource;

@@ -275,6 +275,7 @@ mod tests {
             events,
             sites: Default::default(),
             locations: Default::default(),
+            contexts: Default::default(),
             logs: Vec::new(),
             outcome: Some(Outcome::Verdict(verdict)),
             steps: 0,

@@ -202,6 +202,7 @@ fn step_marks(
             Mark {
                 step: (from + k) as u64,
                 task: e.task().unwrap_or(0),
+                task_name: task_name(outcome, e.task().unwrap_or(0)),
                 op: operation(e).to_owned(),
                 site: e.site().map(|s| outcome.site_text(s)).unwrap_or_default(),
                 location: crate::trace::run::location_of(e)
@@ -212,6 +213,11 @@ fn step_marks(
             }
         })
         .collect()
+}
+
+/// Context `t`'s name when a framework named it (empty otherwise).
+fn task_name(outcome: &RunOutcome, t: u8) -> String {
+    outcome.contexts.get(&t).cloned().unwrap_or_default()
 }
 
 /// The steps before a failure (the panic, the deadlock, the fault) of a full-trace run,
@@ -238,6 +244,7 @@ pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
         marks.push(Mark {
             step: end,
             task,
+            task_name: task_name(outcome, task),
             op: op.into(),
             site: s.map(|s| outcome.site_text(s)).unwrap_or_default(),
             location: crate::trace::run::location_of(e)
@@ -299,6 +306,7 @@ pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
         marks.push(Mark {
             step: steps.len() as u64,
             task: t,
+            task_name: task_name(outcome, t),
             op: "blocked".into(),
             site: site(Some(s)),
             location: String::new(),

@@ -40,6 +40,21 @@ impl Timeline<'_> {
         lanes.sort_unstable();
         lanes.dedup();
         let handlers = lanes.iter().any(|&t| is_handler(t));
+        // A framework's names for its contexts (RTIC's tasks), where the run had them.
+        let named: std::collections::HashMap<u8, &str> = self
+            .marks
+            .iter()
+            .filter(|m| !m.task_name.is_empty())
+            .map(|m| (m.task, m.task_name.as_str()))
+            .collect();
+        let lane_name = |t: u8| match named.get(&t) {
+            Some(name) => (*name).to_owned(),
+            None => lane_name(t),
+        };
+        let lane_title = |t: u8| match named.get(&t) {
+            Some(name) => format!("{name} ({})", lane_title(t)),
+            None => lane_title(t),
+        };
         let _ = writeln!(
             h,
             "<p class=\"legend\">Rows are steps, numbered as <code>jostle replay</code> numbers them; lanes are tasks{}. <span class=\"op\">read</span> a step; <span class=\"op hl\">write</span> {}; hover a row for its full source location. The last row is the verdict.</p>",
@@ -269,6 +284,7 @@ mod tests {
         let mark = |step, op: &str| Mark {
             step,
             task: 0,
+            task_name: String::new(),
             op: op.into(),
             ..Mark::default()
         };

@@ -13,12 +13,30 @@ use super::{Boot, GLOBAL, KERNEL, KERNEL_OWNER, Kernel, NextBlock, kernel, kerne
 use super::{DefmtSink, arch, boot, end_unstarted, ending, finish, nvic, point, run_index};
 use crate::event::{Event, Verdict};
 use crate::op::Op;
-use crate::sched::irq::{IrqSource, MAX_IRQS};
+use crate::sched::irq::{Firing, IrqSource, MAX_IRQS};
 use crate::sched::{Core, Next};
 use crate::task::MAX_TASKS;
 
 /// The `firing` of a kernel that fired nothing.
 pub(super) const NOT_FIRING: u8 = 0xFF;
+
+/// The kernel's line table.
+///
+/// # Safety
+/// `k` is the started kernel; the reference does not outlive the caller's use.
+unsafe fn lines<'a>(k: *mut Kernel) -> &'a crate::fixed::Vec<u16, MAX_IRQS> {
+    // SAFETY: per the contract.
+    unsafe { &(*k).lines }
+}
+
+/// Source `i`'s NVIC line.
+pub(super) fn line(i: u8) -> u16 {
+    // SAFETY: read by the running context.
+    unsafe { lines(kernel())[i as usize] }
+}
+
+/// The line of a source that has none (an async task, polled by its dispatcher).
+const NO_LINE: u16 = u16::MAX;
 
 /// Starts a run with the running thread as task 0 (contract R2): reads the configuration
 /// block, starts the kernel and returns, now as task 0 at its first step. A second call in
@@ -96,20 +114,21 @@ pub fn register_irq(line: u16, source: IrqSource) -> u8 {
     // SAFETY: called by the running context; no reference outlives the call.
     unsafe {
         let k = kernel();
-        if let Some(i) = (&(*k).lines).iter().position(|&l| l == line) {
+        if let Some(i) = lines(k).iter().position(|&l| l == line) {
             return i as u8;
         }
-        crate::interrupt::check_declared((&(*k).lines).len() + 1);
+        crate::interrupt::check_declared(lines(k).len() + 1);
         let Some(i) = (*k).core.add_irq(source) else {
             crate::interrupt::check_declared(MAX_IRQS + 1);
             unreachable!()
         };
         let _ = (*k).lines.push(line);
         nvic::disable(line);
-        let ranked: crate::fixed::Vec<(u16, u8), MAX_IRQS> = (&(*k).lines)
+        let ranked: crate::fixed::Vec<(u16, u8), MAX_IRQS> = lines(k)
             .iter()
             .copied()
             .zip((*k).core.irq_sources().map(|s| s.priority))
+            .filter(|&(l, _)| l != NO_LINE)
             .collect();
         if !nvic::rank(&ranked) {
             panic!("no more distinct interrupt priorities than the NVIC implements");
@@ -147,7 +166,7 @@ pub fn irq_enter_active() -> HandlerEntry {
         };
         let line = line as u16;
         let k = kernel();
-        let Some(i) = (&(*k).lines).iter().position(|&l| l == line) else {
+        let Some(i) = lines(k).iter().position(|&l| l == line) else {
             return HandlerEntry::Unmanaged;
         };
         let i = i as u8;
@@ -164,17 +183,96 @@ pub fn irq_enter_active() -> HandlerEntry {
     }
 }
 
+/// Registers an async task that the handler of source `dispatcher` polls, as a source of
+/// its own with the dispatcher's priority ([`Firing::Polled`]): its polls are that source's
+/// firings, nested in the dispatcher's ([`poll_enter`]), so that each async task is a
+/// context of its own in events. Returns its index.
+pub fn register_polled(dispatcher: u8) -> u8 {
+    // SAFETY: called by the running context; no reference outlives the call.
+    unsafe {
+        let k = kernel();
+        let priority = (*k)
+            .core
+            .irq_sources()
+            .nth(dispatcher as usize)
+            .map_or(0, |s| s.priority);
+        crate::interrupt::check_declared(lines(k).len() + 1);
+        let source = IrqSource {
+            priority,
+            firing: Firing::Polled { by: dispatcher },
+        };
+        let Some(i) = (*k).core.add_irq(source) else {
+            crate::interrupt::check_declared(MAX_IRQS + 1);
+            unreachable!()
+        };
+        let _ = (*k).lines.push(NO_LINE);
+        i
+    }
+}
+
+/// The dispatcher running now picks the async task to poll next among `ready` (a bit per
+/// source index), as the seed draws ([`crate::sched::Core::next_poll`]).
+pub fn next_poll(ready: u32) -> Option<u8> {
+    // SAFETY: called by the running context.
+    unsafe { (*kernel()).core.next_poll(ready) }
+}
+
+/// The running dispatcher begins a poll of async task `i` (a source of
+/// [`register_polled`]): its entry, nested in the dispatcher's; [`poll_exit`] after.
+pub fn poll_enter(i: u8) {
+    // SAFETY: as in `irq_enter_active`.
+    unsafe {
+        let k = kernel();
+        let by = (*k).current;
+        (*k).current = (*k).core.irq_enter(i, by);
+        PREEMPTED[i as usize].set(by);
+    }
+}
+
+/// The poll of async task `i` returned.
+pub fn poll_exit(i: u8) {
+    irq_exit_active(i);
+}
+
+/// Source `i` fires from now on as `firing` ([`crate::sched::Core::set_firing`]).
+pub fn set_firing(i: u8, firing: Firing) {
+    // SAFETY: called by the running context.
+    unsafe { (*kernel()).core.set_firing(i, firing) }
+}
+
+/// Names context `t` (a task, or `IRQ_CONTEXT + i`) for the host: the text `name`, which
+/// lives in the image (a `type_name`, a literal).
+pub fn name_context(t: u8, name: &'static str) {
+    // SAFETY: called by the running context.
+    unsafe {
+        (*kernel())
+            .core
+            .record_name(t, name.as_ptr() as usize as u32, name.len() as u32);
+    }
+}
+
 /// The source registered for NVIC line `line`, if any.
 pub fn source_of(line: u16) -> Option<u8> {
     // SAFETY: read by the running context.
-    unsafe { (&(*kernel()).lines).iter().position(|&l| l == line).map(|i| i as u8) }
+    unsafe {
+        lines(kernel())
+            .iter()
+            .position(|&l| l == line)
+            .map(|i| i as u8)
+    }
 }
 
 /// The priority of the source registered for NVIC line `line`, if any.
 pub fn source_priority(line: u16) -> Option<u8> {
     let i = source_of(line)?;
     // SAFETY: read by the running context.
-    unsafe { (*kernel()).core.irq_sources().nth(i as usize).map(|s| s.priority) }
+    unsafe {
+        (*kernel())
+            .core
+            .irq_sources()
+            .nth(i as usize)
+            .map(|s| s.priority)
+    }
 }
 
 /// The priority mask now in force (BASEPRI's model; 0: none).

@@ -28,8 +28,9 @@ use core::panic::{Location, PanicInfo};
 
 pub use fault::{FaultContext, report_hard_fault};
 pub use framework::{
-    HandlerEntry, adopt, idle, irq_enter_active, irq_exit_active, prio_mask, register_irq,
-    source_of, source_priority,
+    HandlerEntry, adopt, idle, irq_enter_active, irq_exit_active, name_context, next_poll,
+    poll_enter, poll_exit, prio_mask, register_irq, register_polled, set_firing, source_of,
+    source_priority,
 };
 
 struct DefmtSink;
@@ -528,7 +529,7 @@ fn fire(i: u8) {
     // reference outlives a call.
     unsafe {
         let k = kernel();
-        let irq = (&(*k).lines)[i as usize];
+        let irq = framework::line(i);
         let before = (*k).core.irq_entries();
         (*k).firing = i;
         nvic::fire(irq);

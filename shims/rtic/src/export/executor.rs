@@ -4,16 +4,21 @@
 //! stack, a `static` pointing at it).
 //!
 //! Its flags are plain atomics, not instrumented ones: the scheduling points of an async
-//! task are its spawn, its wakes and its polls, which the dispatcher's handler reports
-//! ([`super::run`]); the flags are bookkeeping of this crate.
+//! task are its requests (the spawn, each wake: [`super::dispatch::pended`]) and its polls,
+//! which its dispatcher's handler makes one by one in an order the seed draws
+//! ([`super::dispatch`]); the flags are bookkeeping of this crate. Each task is an interrupt
+//! source of the kernel of its own (`Firing::Polled`), registered at its first request, so
+//! that its polls are a context of their own in events, named after the task.
 
 use core::cell::UnsafeCell;
 use core::convert::Infallible;
 use core::future::Future;
 use core::mem::{self, ManuallyDrop, MaybeUninit};
 use core::pin::Pin;
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
-use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
+
+use super::dispatch::{self, Task};
+use core::task::{Context, RawWaker, RawWakerVTable, Waker};
 
 static WAKER_VTABLE: RawWakerVTable =
     RawWakerVTable::new(waker_clone, waker_wake, waker_wake, waker_drop);
@@ -40,6 +45,9 @@ pub struct AsyncTaskExecutor<F: Future + 'static> {
     running: AtomicBool,
     /// A wake (or the spawn) asked for a poll.
     pending: AtomicBool,
+    /// The task's interrupt source in the kernel (`dispatch::NO_SOURCE` until its first
+    /// request).
+    source: AtomicU8,
 }
 
 // SAFETY: `task` is written only by the spawn that won `running`, and polled only by the
@@ -107,7 +115,43 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
             task: UnsafeCell::new(MaybeUninit::uninit()),
             running: AtomicBool::new(false),
             pending: AtomicBool::new(false),
+            source: AtomicU8::new(dispatch::NO_SOURCE),
         }
+    }
+
+    /// This executor, type-erased, as the dispatcher handles it.
+    fn task(&self, wake: fn()) -> Task {
+        Task {
+            exec: self as *const Self as *const (),
+            poll: Self::poll_erased,
+            ready: Self::ready_erased,
+            source: Self::source_erased,
+            name: core::any::type_name::<F>(),
+            wake,
+        }
+    }
+
+    /// # Safety
+    /// `exec` is an `AsyncTaskExecutor<F>`.
+    unsafe fn poll_erased(exec: *const (), wake: fn()) {
+        // SAFETY: per the contract.
+        unsafe { (*(exec as *const Self)).poll_now(wake) }
+    }
+
+    /// # Safety
+    /// As for `poll_erased`.
+    unsafe fn ready_erased(exec: *const ()) -> bool {
+        // SAFETY: per the contract.
+        let exec = unsafe { &*(exec as *const Self) };
+        exec.is_running() && exec.pending.load(Ordering::Acquire)
+    }
+
+    /// # Safety
+    /// As for `poll_erased`.
+    unsafe fn source_erased(exec: *const ()) -> &'static AtomicU8 {
+        // SAFETY: per the contract; executors live as long as the program (a `static`, or
+        // `main`'s frame).
+        unsafe { &(*(exec as *const Self)).source }
     }
 
     /// Is a task spawned and not finished?
@@ -116,10 +160,12 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
         self.running.load(Ordering::Relaxed)
     }
 
-    /// Asks for a poll (a wake, or the spawn).
+    /// Asks for a poll (a wake, or the spawn): a request of the task's source, made when
+    /// the expansion pends the dispatcher right after.
     #[inline(always)]
     pub fn set_pending(&self) {
         self.pending.store(true, Ordering::Release);
+        dispatch::pended(self.task(dispatch::no_wake));
     }
 
     /// Reserves the executor for a spawn; `false` when its task still runs.
@@ -156,9 +202,25 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
         unsafe { Waker::from_raw(RawWaker::new(wake as *const (), &WAKER_VTABLE)) }
     }
 
-    /// Polls the task once if it is running and was asked for a poll (clearing the ask).
+    /// The dispatcher's call for this task: inside a dispatcher's handler, the task joins
+    /// the polls the dispatcher makes after its body ([`dispatch`]); elsewhere (the
+    /// priority-0 dispatcher of `main`) it is polled at once.
     #[inline(always)]
     pub fn poll(&self, wake: fn()) {
+        if dispatch::collect(self.task(wake)) {
+            return;
+        }
+        if !self.is_running() || !self.pending.load(Ordering::Acquire) {
+            dispatch::idle_poll(self as *const Self as *const ());
+            return;
+        }
+        dispatch::progress();
+        self.poll_now(wake);
+    }
+
+    /// Polls the task once if it is running and was asked for a poll (clearing the ask).
+    #[inline(always)]
+    fn poll_now(&self, wake: fn()) {
         if !self.is_running() || !self.pending.load(Ordering::Acquire) {
             return;
         }
@@ -168,7 +230,7 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
         // SAFETY: a running executor's `task` holds the future, pinned in this executor
         // (a `static`, or `main`'s frame, which never returns).
         let future = unsafe { Pin::new_unchecked(&mut *(self.task.get() as *mut F)) };
-        if let Poll::Ready(_) = future.poll(&mut cx) {
+        if future.poll(&mut cx).is_ready() {
             // As RTIC's executor: the finished future stays in place (a next spawn writes
             // over it).
             self.running.store(false, Ordering::Release);
@@ -255,8 +317,12 @@ exec_fn_impl!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
 exec_fn_impl!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
 exec_fn_impl!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12);
 exec_fn_impl!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13);
-exec_fn_impl!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14);
-exec_fn_impl!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15);
+exec_fn_impl!(
+    T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14
+);
+exec_fn_impl!(
+    T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15
+);
 
 /// The size of a task's executor (`ExecutorHolder`'s first parameter).
 pub const fn exec_size<F, Args, Fut>(_f: F) -> usize

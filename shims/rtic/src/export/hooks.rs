@@ -7,6 +7,9 @@ use jostle_kernel::sched::irq::{Firing, IrqSource};
 
 use super::InterruptNumber;
 
+/// Spontaneous firings per run of a hardware task's interrupt.
+const SPONTANEOUS_FIRINGS: u8 = 1;
+
 /// The NVIC's priority bytes.
 const IPR: *const u8 = 0xE000_E400 as *const u8;
 
@@ -81,11 +84,16 @@ impl NVIC {
         let line = interrupt.number();
         // SAFETY: the NVIC's priority byte of an implemented line.
         let priority = unsafe { IPR.add(line as usize).read_volatile() };
+        // A hardware task's interrupt, as far as anyone knows yet: it fires when pended and,
+        // as a peripheral's would, spontaneously. A dispatcher shows itself at its first run
+        // (it polls tasks) and from then on fires only when requested.
         port::register_irq(
             line,
             IrqSource {
                 priority,
-                firing: Firing::Requested,
+                firing: Firing::Hardware {
+                    max: SPONTANEOUS_FIRINGS,
+                },
             },
         );
     }
@@ -104,9 +112,10 @@ impl NVIC {
 pub fn pend<I: InterruptNumber>(interrupt: I) {
     let line = interrupt.number();
     match port::source_of(line) {
-        Some(i) => port::point(Op::IrqRequest {
+        Some(j) => port::point(Op::IrqRequest {
             s: port::site(core::panic::Location::caller()),
-            i,
+            // A spawn or a wake: the request of the task, which pends its dispatcher too.
+            i: super::dispatch::take_pended(j).unwrap_or(j),
         }),
         None => cortex_m::peripheral::NVIC::pend(interrupt),
     }
@@ -118,11 +127,25 @@ pub fn pend<I: InterruptNumber>(interrupt: I) {
 pub fn run<F: FnOnce()>(_priority: u8, f: F) {
     match port::irq_enter_active() {
         HandlerEntry::Source(i) => {
-            f();
+            name_once::<F>(i);
+            super::dispatch::run(i, f);
             port::irq_exit_active(i);
         }
         HandlerEntry::Deferred => {}
         HandlerEntry::Unmanaged => f(),
+    }
+}
+
+/// Names source `i`'s context after the handler's body `F` at its first run (the
+/// expansion's `exec` of a hardware task, or a dispatcher's body, both inside the function
+/// named after the interrupt).
+fn name_once<F>(i: u8) {
+    static NAMED: super::dispatch::Once = super::dispatch::Once::new();
+    if NAMED.first(i) {
+        port::name_context(
+            jostle_kernel::event::IRQ_CONTEXT + i,
+            core::any::type_name::<F>(),
+        );
     }
 }
 

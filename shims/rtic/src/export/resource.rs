@@ -13,7 +13,9 @@ use jostle_kernel::port;
 pub(super) fn here() -> u32 {
     let pc: u32;
     // SAFETY: reads the program counter.
-    unsafe { core::arch::asm!("mov {}, pc", out(reg) pc, options(nomem, nostack, preserves_flags)) };
+    unsafe {
+        core::arch::asm!("mov {}, pc", out(reg) pc, options(nomem, nostack, preserves_flags))
+    };
     pc
 }
 
