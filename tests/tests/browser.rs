@@ -417,7 +417,6 @@ fn a_long_wide_timeline_is_neither_clipped_nor_wider_than_the_page() {
             Mark {
                 step: i,
                 task: if k % 5 == 4 { 0x80 + (k % 3) as u8 } else { (k % 12) as u8 },
-                task_name: String::new(),
                 op: ops[k % ops.len()].into(),
                 site: format!(
                     "/home/someone/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/a_dependency_with_a_long_name-0.8.0/src/deeply/nested/module_{k}.rs:{}:17",
@@ -426,6 +425,7 @@ fn a_long_wide_timeline_is_neither_clipped_nor_wider_than_the_page() {
                 location: long.into(),
                 value: if k.is_multiple_of(3) { format!("{}", -(k as i64)) } else { String::new() },
                 highlight: k.is_multiple_of(37),
+                task_name: String::new(),
             }
         })
         .collect();

@@ -412,7 +412,6 @@ mod tests {
             events,
             sites: Default::default(),
             locations: Default::default(),
-            contexts: Default::default(),
             logs: Vec::new(),
             outcome: Some(Outcome::Verdict(Verdict::Pass)),
             steps: 0,
@@ -420,6 +419,8 @@ mod tests {
             exit_code: Some(0),
             error: None,
             frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
         }
     }
 

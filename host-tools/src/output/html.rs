@@ -419,7 +419,6 @@ mod tests {
         Mark {
             step,
             task,
-            task_name: String::new(),
             op: op.into(),
             site: "src/bin/a<b>.rs:12:5".into(),
             location: "a::Z".into(),
@@ -429,6 +428,7 @@ mod tests {
                 String::new()
             },
             highlight,
+            task_name: String::new(),
         }
     }
 

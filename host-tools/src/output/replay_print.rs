@@ -37,7 +37,7 @@ pub fn print_around(
         None => (0, usize::MAX),
     };
     let mut sources = Sources::default();
-    let w = outcome.task_width();
+    let w = outcome.task_column();
     writeln!(
         out,
         "{:>5}  {:<w$}  {:<34}  site",
@@ -58,7 +58,7 @@ pub fn print_around(
         } else {
             "  "
         };
-        let task = e.task().map_or("-".into(), |t| outcome.context_text(t));
+        let task = e.task().map_or("-".into(), |t| outcome.task_label(t));
         let site = e.site().map(|s| outcome.site_text(s)).unwrap_or_default();
         let code = sources
             .line(&site)

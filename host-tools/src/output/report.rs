@@ -388,9 +388,6 @@ pub struct Mark {
     pub step: u64,
     /// Task.
     pub task: u8,
-    /// The task's name when a framework named it (an RTIC task: `worker`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub task_name: String,
     /// What it did (`read`, `acquire`, ..., or a report such as `race`).
     pub op: String,
     /// `file:line:col`, when it has a site.
@@ -405,6 +402,9 @@ pub struct Mark {
     /// One of the operations that make the bug (racing accesses, the intruding acquire,
     /// the acquires of a deadlock cycle).
     pub highlight: bool,
+    /// The task's name, when the firmware named it (an Embassy task's function).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub task_name: String,
 }
 
 /// A 95 % Wilson score interval for `k` successes in `n` trials: `[p, low, high]`.

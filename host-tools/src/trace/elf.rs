@@ -1,6 +1,5 @@
 //! The firmware ELF: its defmt table, the configuration block's address, and site
-//! resolution (a site id is the address of a `core::panic::Location` in flash, or, for a
-//! framework's code that has no caller location, a code address: `code_sites`).
+//! resolution (a site id is the address of a `core::panic::Location` in flash).
 
 use crate::error::JostleError;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
@@ -41,10 +40,10 @@ pub struct Firmware {
     segments: Vec<(u64, Vec<u8>)>,
     /// Its data symbols (names for memory locations).
     pub symbols: crate::trace::symbols::Symbols,
-    /// The range of its code (`.text`), where a site is a code address.
+    /// The range of its code (`.text`), where a site is a code address (`dwarf`).
     text: (u64, u64),
-    /// Its line tables, read at the first code-address site.
-    code_sites: std::sync::OnceLock<Option<crate::trace::code_sites::CodeSites>>,
+    /// Its line information, read at the first question (lost wake-ups, code sites).
+    lines: std::sync::Mutex<Option<Option<crate::trace::dwarf::Lines>>>,
 }
 
 /// Why an ELF has no `JOSTLE_CONFIG`, as far as its sections tell: the linker scripts
@@ -112,8 +111,6 @@ impl Firmware {
             .section_by_name(".text")
             .map_or((0, 0), |s| (s.address(), s.address() + s.size()));
         Ok(Firmware {
-            text,
-            code_sites: std::sync::OnceLock::new(),
             path: path.to_owned(),
             symbols,
             bytes,
@@ -121,7 +118,23 @@ impl Firmware {
             config_addr,
             config_flash_addr,
             segments,
+            text,
+            lines: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Where a sleeper waits, from the return addresses on its stack (see
+    /// [`crate::trace::dwarf`]): the first frame in the application's own source.
+    pub fn wait_site(&self, pcs: &[u32]) -> Option<SiteLoc> {
+        self.with_lines(|l| l.app_site(pcs))
+    }
+
+    /// `f` on the ELF's line information (read at the first question), if it has any.
+    fn with_lines<R>(&self, f: impl FnOnce(&crate::trace::dwarf::Lines) -> Option<R>) -> Option<R> {
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        f(lines
+            .get_or_insert_with(|| crate::trace::dwarf::Lines::parse(&self.bytes))
+            .as_ref()?)
     }
 
     /// The address of the symbol `name`, if the ELF has it.
@@ -146,15 +159,21 @@ impl Firmware {
         Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    /// Resolves a site id (the address of a `Location`) to `file:line:col`.
+    /// Resolves a site id (the address of a `Location`, or a code address: see
+    /// [`crate::trace::dwarf`]) to `file:line:col`.
+    pub fn resolve_site(&self, site: u32) -> Option<SiteLoc> {
+        if (self.text.0..self.text.1).contains(&u64::from(site)) {
+            return self.with_lines(|l| l.code_site(site));
+        }
+        self.resolve_location(site)
+    }
+
+    /// Resolves the address of a `Location` to `file:line:col`.
     ///
     /// `Location`'s field order is the compiler's choice, so rather than assume one, this
     /// looks for the (pointer, length) pair that names a source path in the image and takes
     /// the two remaining words as line and column, in their order in the struct.
-    pub fn resolve_site(&self, site: u32) -> Option<SiteLoc> {
-        if self.is_code(site) {
-            return self.code_sites()?.resolve(site);
-        }
+    fn resolve_location(&self, site: u32) -> Option<SiteLoc> {
         let w: Vec<u32> = (0..4)
             .map(|i| self.word(site + 4 * i))
             .collect::<Option<_>>()?;
@@ -196,26 +215,11 @@ impl Firmware {
 }
 
 impl Firmware {
-    /// Is `site` a code address (see `code_sites`)?
-    fn is_code(&self, site: u32) -> bool {
-        (self.text.0..self.text.1).contains(&u64::from(site))
-    }
-
-    /// The ELF's line tables, parsed at the first use.
-    fn code_sites(&self) -> Option<&crate::trace::code_sites::CodeSites> {
-        self.code_sites
-            .get_or_init(|| crate::trace::code_sites::CodeSites::parse(&self.bytes))
-            .as_ref()
-    }
-
-    /// Every site id (address of a `Location` record, or a code-address site) at
-    /// `file:line:col`. A source location can have more than one record, and a file named
-    /// by its path's tail matches too.
+    /// Every site id (address of a `Location` record) at `file:line:col`. A source location
+    /// can have more than one record, and a file named by its path's tail matches too. When
+    /// no record is there, the code-address sites there ([`crate::trace::dwarf`]).
     pub fn find_site(&self, file: &str, line: u32, col: u32) -> Vec<u32> {
         let mut found = Vec::new();
-        if let Some(code) = self.code_sites() {
-            found.extend(code.find(file, line, col));
-        }
         for (base, data) in &self.segments {
             let words = data.len() / 4;
             for i in 0..words.saturating_sub(3) {
@@ -229,7 +233,7 @@ impl Firmware {
                     continue;
                 }
                 let addr = (*base as usize + 4 * i) as u32;
-                if let Some(loc) = self.resolve_site(addr)
+                if let Some(loc) = self.resolve_location(addr)
                     && loc.line == line
                     && loc.col == col
                     && same_file(&loc.file, file)
@@ -237,6 +241,11 @@ impl Firmware {
                     found.push(addr);
                 }
             }
+        }
+        if found.is_empty() {
+            found = self
+                .with_lines(|l| Some(l.find_code_sites(file, line, col)))
+                .unwrap_or_default();
         }
         found
     }

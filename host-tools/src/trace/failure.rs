@@ -164,6 +164,17 @@ pub fn signature(run: &RunOutcome) -> Option<Signature> {
                 "an interrupt handler would block (on hardware the system hangs)".into(),
             )
         }
+        Verdict::LostWake => {
+            let waits = run.lost_wakes();
+            let mut sites: Vec<String> = run.wait_sites.values().cloned().collect();
+            sites.sort();
+            sites.dedup();
+            failure(
+                "lost_wake",
+                sites.join(" "),
+                format!("lost wake-up: {} and nothing can wake it", waits.join(", ")),
+            )
+        }
         Verdict::StepLimit => suspected(
             "step_limit",
             format!(
@@ -324,6 +335,7 @@ pub fn failure_event(events: &[Event]) -> Option<usize> {
                     | Event::HardFault { .. }
                     | Event::HandlerBlocked { .. }
                     | Event::LivelockRelease { .. }
+                    | Event::LostWake { .. }
             )
         })
         .or_else(|| {

@@ -99,7 +99,11 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
         | Event::Release { l, .. }
         | Event::AtomicityViolation { l, .. }
         | Event::DeadlockConfirmed { l, .. } => Some(l),
-        Event::Signal { g, .. } | Event::Wait { g, .. } => Some(g),
+        Event::Signal { g, .. }
+        | Event::Wait { g, .. }
+        | Event::LostWake { g, .. }
+        | Event::TimerFire { g, .. } => Some(g),
+        Event::TaskName { a, .. } => Some(a),
         // A resource's lock (0 when the mask names none).
         Event::PrioMask { r, .. } if *r != 0 => Some(r),
         Event::Blocked { kind, on, .. }
@@ -133,8 +137,6 @@ pub struct RunOutcome {
     pub sites: Sites,
     /// Memory locations and locks named from the image's symbols.
     pub locations: Locations,
-    /// Contexts a framework named (`ContextName`): RTIC's tasks, by their user's names.
-    pub contexts: HashMap<u8, String>,
     /// The firmware's own log lines.
     pub logs: Vec<String>,
     /// The verdict (`None` if the stream ended without one: see `error`).
@@ -149,6 +151,31 @@ pub struct RunOutcome {
     pub error: Option<JostleError>,
     /// defmt frames (or lines) decoded.
     pub frames: usize,
+    /// Tasks named by the firmware (`TaskName`: an Embassy task's function), by task id.
+    pub task_names: HashMap<u8, String>,
+    /// Where each lost wake-up's sleeper waits (`file:line:col`), by its wake-up signal.
+    pub wait_sites: HashMap<u32, String>,
+}
+
+/// A task's name from the symbol of the object it was named after (`TaskName`), and its
+/// instance `i` (`0xFF`: the only one): an Embassy task pool (`app::consumer::POOL`) gives
+/// its function's name (`consumer`, `consumer[1]`), `main` for `#[embassy_executor::main]`;
+/// any other symbol its last path segment.
+pub fn task_name(symbol: &str, i: u8) -> String {
+    let symbol = symbol.split('+').next().unwrap_or(symbol);
+    let mut segments = symbol.rsplit("::");
+    let last = segments.next().unwrap_or(symbol);
+    let name = if last == "POOL" {
+        segments.next().unwrap_or(last)
+    } else {
+        last
+    };
+    let name = name.strip_prefix("__embassy_").unwrap_or(name);
+    if i == 0xFF {
+        name.to_owned()
+    } else {
+        format!("{name}[{i}]")
+    }
 }
 
 impl RunOutcome {
@@ -170,7 +197,6 @@ impl RunOutcome {
         } = ending;
         let mut sites = Sites::default();
         let mut locations = Locations::default();
-        let mut contexts = HashMap::new();
         let mut events = Vec::new();
         let mut logs = Vec::new();
         let mut panic_message = None;
@@ -197,14 +223,6 @@ impl RunOutcome {
                         Event::RunEnd { verdict, steps: n } => {
                             steps = n;
                             outcome = Verdict::from_u8(verdict).map(Outcome::Verdict);
-                        }
-                        Event::ContextName { t, a, n } => {
-                            if let Some(text) = elf
-                                .and_then(|elf| elf.read(a, n as usize))
-                                .and_then(|b| std::str::from_utf8(b).ok())
-                            {
-                                contexts.insert(t, crate::trace::framework::context_name(text));
-                            }
                         }
                         _ => {}
                     }
@@ -242,8 +260,48 @@ impl RunOutcome {
                 if let Entry::Vacant(e) = locations.names.entry(a)
                     && let Some(name) = elf.symbols.name_of(u64::from(a))
                 {
+                    // A framework's resource by its user's name (RTIC's `counter`).
                     e.insert(crate::trace::framework::resource_name(&name).unwrap_or(name));
                 }
+            }
+        }
+        let mut task_names = HashMap::new();
+        let mut wait_sites = HashMap::new();
+        for ev in &events {
+            match *ev {
+                Event::TaskName { t, a, i } => {
+                    if let Some(symbol) = elf.and_then(|elf| elf.symbols.name_of(u64::from(a))) {
+                        task_names.insert(t, task_name(&symbol, i));
+                    }
+                }
+                Event::ContextName { t, a, n } => {
+                    if let Some(text) = elf
+                        .and_then(|elf| elf.read(a, n as usize))
+                        .and_then(|b| std::str::from_utf8(b).ok())
+                    {
+                        task_names.insert(t, crate::trace::framework::context_name(text));
+                    }
+                }
+                Event::LostWake {
+                    s,
+                    g,
+                    p0,
+                    p1,
+                    p2,
+                    p3,
+                    ..
+                } => {
+                    let site = if s != 0 {
+                        sites.known(s).map(ToString::to_string)
+                    } else {
+                        elf.and_then(|elf| elf.wait_site(&[p0, p1, p2, p3]))
+                            .map(|l| l.to_string())
+                    };
+                    if let Some(site) = site {
+                        wait_sites.insert(g, site);
+                    }
+                }
+                _ => {}
             }
         }
         RunOutcome {
@@ -252,7 +310,6 @@ impl RunOutcome {
             events,
             sites,
             locations,
-            contexts,
             logs,
             outcome,
             steps,
@@ -260,21 +317,50 @@ impl RunOutcome {
             exit_code,
             error,
             frames,
+            task_names,
+            wait_sites,
         }
     }
 
-    /// The name of context `t`: a framework's name for it (an RTIC task: `worker`), else
-    /// `t3` (task 3) or `t129` (the handler of source 1).
-    pub fn context_text(&self, t: u8) -> String {
-        match self.contexts.get(&t) {
+    /// Task `t` as shown: its name when the firmware named it (`consumer`), else `t3`.
+    pub fn task_label(&self, t: u8) -> String {
+        match self.task_names.get(&t) {
             Some(name) => name.clone(),
             None => format!("t{t}"),
         }
     }
 
-    /// The width of the task column: the longest context name (at least 4).
-    pub fn task_width(&self) -> usize {
-        self.contexts.values().map(|n| n.len()).fold(4, usize::max)
+    /// The width of a task column: the longest task name, at least 4.
+    pub fn task_column(&self) -> usize {
+        self.task_names
+            .values()
+            .map(String::len)
+            .max()
+            .unwrap_or(0)
+            .max(4)
+    }
+
+    /// Each lost wake-up of the run, as "task T waits at file:line:col", in event order.
+    pub fn lost_wakes(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::LostWake { t, g, .. } => {
+                    let who = if t == NO_TASK {
+                        self.location_text(g)
+                    } else {
+                        self.task_label(t)
+                    };
+                    let at = self
+                        .wait_sites
+                        .get(&g)
+                        .cloned()
+                        .unwrap_or_else(|| "an unknown place".into());
+                    Some(format!("task {who} waits at {at}"))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The name of memory location or lock `a` (`app::Z`, `app::BUF+4`), or its id in hex.
@@ -524,6 +610,30 @@ pub fn operation(ev: &Event) -> &'static str {
 }
 
 #[cfg(test)]
+impl RunOutcome {
+    /// A run of `config` that passed in one step without events, its error `error` (for
+    /// tests of what is done with runs: transports that make none, the retry).
+    pub(crate) fn passed(config: Config, error: Option<JostleError>) -> RunOutcome {
+        RunOutcome {
+            port: Port::Host,
+            config,
+            events: Vec::new(),
+            sites: Default::default(),
+            locations: Default::default(),
+            logs: Vec::new(),
+            outcome: Some(Outcome::Verdict(Verdict::Pass)),
+            steps: 1,
+            panic: None,
+            exit_code: Some(0),
+            error,
+            frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use jostle_kernel::config::Breakpoint;
@@ -539,7 +649,6 @@ mod tests {
             events,
             sites: Sites::default(),
             locations: Locations::default(),
-            contexts: Default::default(),
             logs: Vec::new(),
             outcome: Some(Outcome::Verdict(Verdict::Deadlock)),
             steps: 0,
@@ -547,6 +656,8 @@ mod tests {
             exit_code: Some(12),
             error: None,
             frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
         }
     }
 

@@ -28,12 +28,18 @@ impl<K: Sink> Core<K> {
                 if let Some(i) = self.irq_to_fire(true, !alive) {
                     return Next::Fire(i);
                 }
-                let verdict = if !alive {
+                // Then time moves to the next deadline (see `time`).
+                if self.advance_time(alive) {
+                    continue;
+                }
+                let verdict = if let Some(lost) = self.lost_wake() {
+                    lost
+                } else if !alive {
                     Verdict::Pass
                 } else if self.all_idle() {
-                    // Every live task waits for an interrupt and none can come: the run
-                    // of a framework's firmware is over.
-                    self.idle_end()
+                    // Every live task waits for an interrupt and none can come, and no
+                    // sleeper was forgotten: a framework's firmware is done.
+                    Verdict::Pass
                 } else {
                     self.report_blocked();
                     Verdict::Deadlock
@@ -238,15 +244,19 @@ impl<K: Sink> Core<K> {
                 if self.signals.insert(g, n.saturating_add(1)).is_err() {
                     panic!("more than {} signals pending at once", MAX_LOCKS);
                 }
+                self.wake_effect(t, g, false);
             }
-            Op::Wait { g, .. } => match self.signals.get(&g).copied() {
-                Some(n) if n > 1 => {
-                    let _ = self.signals.insert(g, n - 1);
+            Op::Wait { g, .. } => {
+                match self.signals.get(&g).copied() {
+                    Some(n) if n > 1 => {
+                        let _ = self.signals.insert(g, n - 1);
+                    }
+                    _ => {
+                        self.signals.remove(&g);
+                    }
                 }
-                _ => {
-                    self.signals.remove(&g);
-                }
-            },
+                self.wake_effect(t, g, true);
+            }
             Op::CsEnter => self.cs_holder = Some(t),
             Op::CsExit => self.cs_holder = None,
             Op::IrqRequest { .. } | Op::IrqMask { .. } | Op::PrioMask { .. } => {

@@ -275,7 +275,6 @@ mod tests {
             events,
             sites: Default::default(),
             locations: Default::default(),
-            contexts: Default::default(),
             logs: Vec::new(),
             outcome: Some(Outcome::Verdict(verdict)),
             steps: 0,
@@ -283,6 +282,8 @@ mod tests {
             exit_code: Some(i32::from(verdict.exit_code())),
             error: None,
             frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
         };
         let mut rejected = run(
             vec![Event::ConfigRejected { reason: 1 }],

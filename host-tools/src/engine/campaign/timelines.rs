@@ -202,7 +202,6 @@ fn step_marks(
             Mark {
                 step: (from + k) as u64,
                 task: e.task().unwrap_or(0),
-                task_name: task_name(outcome, e.task().unwrap_or(0)),
                 op: operation(e).to_owned(),
                 site: e.site().map(|s| outcome.site_text(s)).unwrap_or_default(),
                 location: crate::trace::run::location_of(e)
@@ -210,14 +209,10 @@ fn step_marks(
                     .unwrap_or_default(),
                 value: outcome.value_text(i).unwrap_or_default(),
                 highlight: highlight(e),
+                task_name: task_name(outcome, e.task()),
             }
         })
         .collect()
-}
-
-/// Context `t`'s name when a framework named it (empty otherwise).
-fn task_name(outcome: &RunOutcome, t: u8) -> String {
-    outcome.contexts.get(&t).cloned().unwrap_or_default()
 }
 
 /// The steps before a failure (the panic, the deadlock, the fault) of a full-trace run,
@@ -239,21 +234,26 @@ pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
             Event::HardFault { t, .. } => (t, "hardfault", None),
             Event::HandlerBlocked { t, s, .. } => (t, "handler-blocked", Some(s)),
             Event::LivelockRelease { t, .. } => (t, "livelock-release", None),
+            Event::LostWake { t, .. } => (t, "lost-wake", None),
             _ => continue,
+        };
+        let site = match *e {
+            Event::LostWake { g, .. } => outcome.wait_sites.get(&g).cloned().unwrap_or_default(),
+            _ => s.map(|s| outcome.site_text(s)).unwrap_or_default(),
         };
         marks.push(Mark {
             step: end,
             task,
-            task_name: task_name(outcome, task),
             op: op.into(),
-            site: s.map(|s| outcome.site_text(s)).unwrap_or_default(),
+            site,
             location: crate::trace::run::location_of(e)
                 .map(|a| outcome.location_text(a))
                 .unwrap_or_default(),
             value: String::new(),
             highlight: true,
+            task_name: task_name(outcome, Some(task)),
         });
-        if !matches!(e, Event::Blocked { .. }) {
+        if !matches!(e, Event::Blocked { .. } | Event::LostWake { .. }) {
             break;
         }
     }
@@ -306,13 +306,19 @@ pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
         marks.push(Mark {
             step: steps.len() as u64,
             task: t,
-            task_name: task_name(outcome, t),
             op: "blocked".into(),
             site: site(Some(s)),
             location: String::new(),
             value: String::new(),
             highlight: true,
+            task_name: task_name(outcome, Some(t)),
         });
     }
     marks
+}
+
+/// The name of task `t` in `outcome`, if the firmware named it.
+fn task_name(outcome: &RunOutcome, t: Option<u8>) -> String {
+    t.and_then(|t| outcome.task_names.get(&t).cloned())
+        .unwrap_or_default()
 }

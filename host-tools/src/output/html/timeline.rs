@@ -39,22 +39,14 @@ impl Timeline<'_> {
         let mut lanes: Vec<u8> = self.marks.iter().map(|m| m.task).collect();
         lanes.sort_unstable();
         lanes.dedup();
-        let handlers = lanes.iter().any(|&t| is_handler(t));
-        // A framework's names for its contexts (RTIC's tasks), where the run had them.
-        let named: std::collections::HashMap<u8, &str> = self
+        // Tasks the firmware named (an Embassy task's function) go by their names.
+        let names: std::collections::HashMap<u8, &str> = self
             .marks
             .iter()
             .filter(|m| !m.task_name.is_empty())
             .map(|m| (m.task, m.task_name.as_str()))
             .collect();
-        let lane_name = |t: u8| match named.get(&t) {
-            Some(name) => (*name).to_owned(),
-            None => lane_name(t),
-        };
-        let lane_title = |t: u8| match named.get(&t) {
-            Some(name) => format!("{name} ({})", lane_title(t)),
-            None => lane_title(t),
-        };
+        let handlers = lanes.iter().any(|&t| is_handler(t));
         let _ = writeln!(
             h,
             "<p class=\"legend\">Rows are steps, numbered as <code>jostle replay</code> numbers them; lanes are tasks{}. <span class=\"op\">read</span> a step; <span class=\"op hl\">write</span> {}; hover a row for its full source location. The last row is the verdict.</p>",
@@ -79,8 +71,8 @@ impl Timeline<'_> {
                 h,
                 "<th class=\"lane{}\" style=\"width:{share:.2}%\" title=\"{}\">{}</th>",
                 if is_handler(t) { " irq" } else { "" },
-                lane_title(t),
-                lane_name(t)
+                lane_title(t, &names),
+                lane_name(t, &names)
             );
         }
         h.push_str("<th class=\"var\">variable</th><th class=\"src\">source line</th></tr>\n");
@@ -114,7 +106,7 @@ impl Timeline<'_> {
                 } else {
                     format!("step {}", m.step + 1)
                 },
-                lane_name(m.task),
+                lane_name(m.task, &names),
                 if m.site.is_empty() {
                     String::new()
                 } else {
@@ -215,18 +207,23 @@ fn is_handler(t: u8) -> bool {
     t >= IRQ_CONTEXT && t != NO_TASK
 }
 
-/// `task 1`, or `irq 3` for the handler of source 3.
-fn lane_name(t: u8) -> String {
+/// `task 1` (its name when the firmware named it: `consumer`), or `irq 3` for the
+/// handler of source 3.
+fn lane_name(t: u8, names: &std::collections::HashMap<u8, &str>) -> String {
     if is_handler(t) {
         format!("irq {}", t - IRQ_CONTEXT)
+    } else if let Some(name) = names.get(&t) {
+        (*name).to_owned()
     } else {
         format!("task {t}")
     }
 }
 
-fn lane_title(t: u8) -> String {
+fn lane_title(t: u8, names: &std::collections::HashMap<u8, &str>) -> String {
     if is_handler(t) {
         format!("the handler of interrupt source {}", t - IRQ_CONTEXT)
+    } else if let Some(name) = names.get(&t) {
+        format!("task {t}: {name}")
     } else {
         format!("task {t}")
     }
@@ -253,8 +250,10 @@ mod tests {
     fn sites_shorten_to_file_and_line_and_lanes_name_handlers() {
         assert_eq!(short_site("src/bin/x.rs:12:5"), "x.rs:12");
         assert_eq!(short_site(""), "");
-        assert_eq!(lane_name(2), "task 2");
-        assert_eq!(lane_name(IRQ_CONTEXT + 3), "irq 3");
+        let names = std::collections::HashMap::from([(4, "consumer")]);
+        assert_eq!(lane_name(2, &names), "task 2");
+        assert_eq!(lane_name(4, &names), "consumer");
+        assert_eq!(lane_name(IRQ_CONTEXT + 3, &names), "irq 3");
     }
 
     #[test]
@@ -284,7 +283,6 @@ mod tests {
         let mark = |step, op: &str| Mark {
             step,
             task: 0,
-            task_name: String::new(),
             op: op.into(),
             ..Mark::default()
         };
