@@ -617,6 +617,30 @@ pub fn operation(ev: &Event) -> &'static str {
 }
 
 #[cfg(test)]
+impl RunOutcome {
+    /// A run of `config` that passed in one step without events, its error `error` (for
+    /// tests of what is done with runs: transports that make none, the retry).
+    pub(crate) fn passed(config: Config, error: Option<JostleError>) -> RunOutcome {
+        RunOutcome {
+            port: Port::Host,
+            config,
+            events: Vec::new(),
+            sites: Default::default(),
+            locations: Default::default(),
+            logs: Vec::new(),
+            outcome: Some(Outcome::Verdict(Verdict::Pass)),
+            steps: 1,
+            panic: None,
+            exit_code: Some(0),
+            error,
+            frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use jostle_kernel::config::Breakpoint;

@@ -13,6 +13,10 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+mod processes;
+#[allow(unused_imports)]
+pub use processes::*;
+
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -138,10 +142,14 @@ pub fn text(out: &std::process::Output) -> String {
     )
 }
 
-/// The `jostle` binary.
+/// The `jostle` binary: the workspace's, or the one `JOSTLE_BIN` names (to run a test
+/// against another build, e.g. the commit before a fix, and see it fail there).
 pub fn jostle() -> PathBuf {
     built();
-    target_dir().join("debug").join("jostle")
+    match std::env::var_os("JOSTLE_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => target_dir().join("debug").join("jostle"),
+    }
 }
 
 pub fn firmware(bin: &str) -> Firmware {
