@@ -636,6 +636,7 @@ impl RunOutcome {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         }
     }
 }
