@@ -105,6 +105,8 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
         | Event::WakeFrom { g, .. }
         | Event::TimerFire { g, .. } => Some(g),
         Event::TaskName { a, .. } => Some(a),
+        // A resource's lock (0 when the mask names none).
+        Event::PrioMask { r, .. } if *r != 0 => Some(r),
         Event::Blocked { kind, on, .. }
             if *kind == WaitKind::Lock as u8 || *kind == WaitKind::Signal as u8 =>
         {
@@ -261,7 +263,8 @@ impl RunOutcome {
                 if let Entry::Vacant(e) = locations.names.entry(a)
                     && let Some(name) = elf.symbols.name_of(u64::from(a))
                 {
-                    e.insert(name);
+                    // A framework's resource by its user's name (RTIC's `counter`).
+                    e.insert(crate::trace::framework::resource_name(&name).unwrap_or(name));
                 }
             }
         }
@@ -278,6 +281,14 @@ impl RunOutcome {
                 Event::TaskName { t, a, i } => {
                     if let Some(symbol) = elf.and_then(|elf| elf.symbols.name_of(u64::from(a))) {
                         task_names.insert(t, task_name(&symbol, i));
+                    }
+                }
+                Event::ContextName { t, a, n } => {
+                    if let Some(text) = elf
+                        .and_then(|elf| elf.read(a, n as usize))
+                        .and_then(|b| std::str::from_utf8(b).ok())
+                    {
+                        task_names.insert(t, crate::trace::framework::context_name(text));
                     }
                 }
                 Event::LostWake {

@@ -372,6 +372,11 @@ impl<K: Sink> Core<K> {
         self.record(Event::Value { t: me, v, k });
     }
 
+    /// Names context `t` by the `n` bytes of text at `a` ([`Event::ContextName`]).
+    pub fn record_name(&mut self, t: TaskId, a: u32, n: u32) {
+        self.record(Event::ContextName { t, a, n });
+    }
+
     /// Emits `event` if the trace level asks for it.
     pub(super) fn record(&mut self, event: Event) {
         if event.level() <= self.trace {
@@ -403,7 +408,7 @@ impl<K: Sink> Core<K> {
         self.stopped.insert(t);
         if matches!(
             op,
-            Op::Acquire { .. } | Op::Join { .. } | Op::Wait { .. } | Op::CsEnter
+            Op::Acquire { .. } | Op::Join { .. } | Op::Wait { .. } | Op::CsEnter | Op::Idle { .. }
         ) {
             self.blocking.insert(t);
         }
