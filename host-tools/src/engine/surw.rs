@@ -443,6 +443,7 @@ mod tests {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         }
     }
 
