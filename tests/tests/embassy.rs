@@ -169,6 +169,7 @@ use embassy_executor::Spawner;
 use embassy_futures::yield_now;
 use embassy_sync::waitqueue::AtomicWaker;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 static PRESSES: AtomicU32 = AtomicU32::new(0);
 static PRESSED: AtomicWaker = AtomicWaker::new();
@@ -229,16 +230,19 @@ embassy-futures = "0.1"
 cortex-m = "0.7"
 cortex-m-rt = "0.7"
 cortex-m-semihosting = "0.5"
+panic-semihosting = {{ version = "0.7", features = ["exit"] }}
 
 [patch.crates-io]
 embassy-executor = {{ path = "{}" }}
 portable-atomic = {{ path = "{}" }}
+panic-semihosting = {{ path = "{}" }}
 
 [profile.release]
 debug = true
 "#,
         ws.join("shims/embassy-executor").display(),
-        ws.join("shims/portable-atomic").display()
+        ws.join("shims/portable-atomic").display(),
+        ws.join("shims/panic-semihosting").display()
     );
     std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
     std::fs::write(

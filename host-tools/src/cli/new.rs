@@ -215,12 +215,14 @@ fn embassy_files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
     };
     let executor = shim("embassy-executor");
     let atomic = shim("portable-atomic");
+    let panic = shim("panic-semihosting");
     fill(
         &EMBASSY_TEMPLATE,
         &[
             ("{{name}}", name),
             ("{{embassy_executor}}", &executor),
             ("{{portable_atomic}}", &atomic),
+            ("{{panic_semihosting}}", &panic),
         ],
     )
 }

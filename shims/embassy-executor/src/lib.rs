@@ -17,6 +17,11 @@ compile_error!(
 #[cfg(target_os = "none")]
 #[path = "arch/cortex_m.rs"]
 mod arch;
+
+// The app owns its ends (its semihosting exit, its panic handler): the host reads them as
+// verdicts (see `jostle_kernel::descriptor`).
+#[cfg(target_os = "none")]
+jostle_kernel::board_descriptor!(framework = "embassy");
 mod executor;
 mod metadata;
 pub mod raw;

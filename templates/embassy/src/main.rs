@@ -11,6 +11,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Timer, with_timeout};
+use panic_semihosting as _;
 
 /// (sensor, reading)
 static REPORT: Signal<CriticalSectionRawMutex, (u32, u32)> = Signal::new();

@@ -8,6 +8,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::channel::Channel;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 const READINGS: u32 = 8;
 

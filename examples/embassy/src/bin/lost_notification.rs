@@ -21,6 +21,7 @@ use embassy_executor::Spawner;
 use embassy_futures::yield_now;
 use embassy_sync::waitqueue::AtomicWaker;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 const FRAMES: u32 = 4;
 

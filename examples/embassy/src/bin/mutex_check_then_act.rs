@@ -10,6 +10,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::ThreadModeRawMutex;
 use embassy_sync::mutex::Mutex;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 static BALANCE: Mutex<ThreadModeRawMutex, u32> = Mutex::new(100);
 

@@ -9,6 +9,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::ThreadModeRawMutex;
 use embassy_sync::mutex::Mutex;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Door {

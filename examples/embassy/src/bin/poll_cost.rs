@@ -10,6 +10,7 @@ use embassy_executor::Spawner;
 use embassy_futures::yield_now;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::channel::Channel;
+use panic_semihosting as _;
 
 const N: u32 = 1000;
 

@@ -7,6 +7,7 @@
 use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::pubsub::{PubSubChannel, Subscriber};
+use panic_semihosting as _;
 
 const EVENTS: u32 = 6;
 

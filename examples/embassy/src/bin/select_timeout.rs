@@ -9,6 +9,7 @@ use embassy_futures::select::{Either, select};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant, Timer};
+use panic_semihosting as _;
 
 static REQUEST: Signal<CriticalSectionRawMutex, u32> = Signal::new();
 static REPLY: Signal<CriticalSectionRawMutex, u32> = Signal::new();

@@ -7,6 +7,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 static READING: Signal<CriticalSectionRawMutex, u32> = Signal::new();
 

@@ -12,6 +12,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 static COMMAND: Signal<CriticalSectionRawMutex, u32> = Signal::new();
 

@@ -7,6 +7,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::channel::Channel;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 static RESULTS: Channel<CriticalSectionRawMutex, (u32, u32), 3> = Channel::new();
 

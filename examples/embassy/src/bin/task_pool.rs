@@ -13,6 +13,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::channel::Channel;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 const JOBS: u32 = 6;
 

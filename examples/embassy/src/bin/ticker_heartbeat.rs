@@ -8,6 +8,7 @@ use embassy_futures::yield_now;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant, Ticker};
+use panic_semihosting as _;
 
 static BEAT: Signal<CriticalSectionRawMutex, u32> = Signal::new();
 

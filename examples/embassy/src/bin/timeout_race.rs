@@ -10,6 +10,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Timer, with_timeout};
+use panic_semihosting as _;
 
 const REQUESTS: u32 = 2;
 

@@ -7,6 +7,7 @@ use embassy_executor::Spawner;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::watch::Watch;
 use embassy_time::Timer;
+use panic_semihosting as _;
 
 #[derive(Clone, Copy)]
 struct Config {
