@@ -25,6 +25,7 @@ mod dispatch;
 pub mod executor;
 mod hooks;
 mod resource;
+mod wakers;
 
 #[cfg(feature = "jostle-lm3s6965evb")]
 use jostle_board_lm3s6965evb as board;

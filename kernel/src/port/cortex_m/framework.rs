@@ -314,3 +314,47 @@ pub fn idle(s: u32) {
     let since = unsafe { (*kernel()).core.irq_entries() };
     point(Op::Idle { s, since });
 }
+
+unsafe extern "C" {
+    static __stext: u32;
+    static __etext: u32;
+}
+
+/// Up to four words just above the stack pointer that look like return addresses (odd, in
+/// the code), innermost first: where the running code was called from, for the host to
+/// resolve through the ELF's line tables (where an async task hands out its waker: its
+/// `.await`). A bounded scan of the main stack, which task 0 and the handlers share.
+#[inline(never)]
+pub fn return_addresses() -> crate::sched::wake::WaitAddrs {
+    let mut out = [0u32; 4];
+    let sp: usize;
+    // SAFETY: reads the stack pointer; the vector table's first word is the main stack's
+    // top; the linker symbols' addresses only are taken.
+    let (top, lo, hi) = unsafe {
+        core::arch::asm!("mov {}, sp", out(reg) sp);
+        let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
+        (
+            (vtor as *const u32).read_volatile() as usize,
+            &raw const __stext as usize as u32,
+            &raw const __etext as usize as u32,
+        )
+    };
+    let own = return_addresses as *const () as usize as u32 & !1;
+    let mut n = 0;
+    let mut at = sp & !3;
+    let end = top.min(at + 1024);
+    while at < end && n < out.len() {
+        // SAFETY: `at` lies between the stack pointer and the top of the main stack.
+        let word = unsafe { (at as *const u32).read_volatile() };
+        if word & 1 == 1
+            && (lo..hi).contains(&(word & !1))
+            && (word & !1) != own
+            && !out[..n].contains(&word)
+        {
+            out[n] = word;
+            n += 1;
+        }
+        at += 4;
+    }
+    out
+}

@@ -29,8 +29,8 @@ use core::panic::{Location, PanicInfo};
 pub use fault::{FaultContext, report_hard_fault};
 pub use framework::{
     HandlerEntry, adopt, idle, irq_enter_active, irq_exit_active, name_context, next_poll,
-    poll_enter, poll_exit, prio_mask, register_irq, register_polled, set_firing, source_of,
-    source_priority,
+    poll_enter, poll_exit, prio_mask, register_irq, register_polled, return_addresses, set_firing,
+    source_of, source_priority,
 };
 
 struct DefmtSink;
