@@ -32,6 +32,11 @@ pub use crate::interrupt::{Firing, IrqSource, MAX_IRQS};
 use crate::op::{ALL_IRQS, Op};
 use crate::task::TaskId;
 
+/// The context of code the port runs between steps, whose scheduling points are none (an
+/// application's timer handler the port calls to move virtual time on tick by tick): only
+/// the interrupt requests it makes take effect ([`Core::handler_point`]).
+pub const QUIET_CONTEXT: TaskId = 0xFE;
+
 /// The priority tasks run at: below every handler's (whose priorities are `u8`).
 pub const THREAD_PRIORITY: u16 = 0x100;
 
@@ -266,6 +271,21 @@ impl<K: Sink> Core<K> {
         Some(bits.trailing_zeros() as u8)
     }
 
+    /// Code the port runs in [`QUIET_CONTEXT`] stands for handler context `ctx` (its
+    /// requests are recorded as that context's).
+    pub fn quiet_as(&mut self, ctx: TaskId) {
+        self.quiet_as = ctx;
+    }
+
+    /// The sources with a request pending, a bit per index.
+    pub fn pending_sources(&self) -> u32 {
+        self.irqs
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| q.pending)
+            .fold(0, |m, (i, _)| m | 1 << i)
+    }
+
     /// The priority mask now in force (0: none).
     pub fn prio_mask(&self) -> u8 {
         self.basepri
@@ -323,7 +343,18 @@ impl<K: Sink> Core<K> {
 
     /// Handler context `ctx` stops before `op`: a more urgent source may fire first;
     /// otherwise `op` executes at once (a handler is never postponed or switched out).
+    /// In [`QUIET_CONTEXT`] (code the port runs between steps) only a request takes effect,
+    /// recorded as the handler `quiet_as`'s; nothing else is a step or an event.
     pub fn handler_point(&mut self, ctx: TaskId, op: Op) -> HandlerNext {
+        if ctx == QUIET_CONTEXT {
+            if let Op::IrqRequest { .. } = op {
+                self.execute_irq_op(&op);
+                if let Some(event) = op.event(self.quiet_as) {
+                    self.record(event);
+                }
+            }
+            return HandlerNext::Run;
+        }
         if let Some(i) = irq_of(ctx) {
             self.irqs[i as usize].pending_op = Some(op);
         }

@@ -111,6 +111,12 @@ pub fn adopt(exit: fn(u8) -> !, next_block: Option<NextBlock>) {
 /// Panics past [`MAX_IRQS`] sources, naming the feature that raises the limit, and when the
 /// NVIC implements fewer priority levels than the sources use.
 pub fn register_irq(line: u16, source: IrqSource) -> u8 {
+    register_line(line, source)
+}
+
+/// [`register_irq`] for any line: an NVIC line, or one of the kernel's own (SysTick's, an
+/// async task's), which stays out of the NVIC.
+pub(super) fn register_line(line: u16, source: IrqSource) -> u8 {
     // SAFETY: called by the running context; no reference outlives the call.
     unsafe {
         let k = kernel();
@@ -123,12 +129,15 @@ pub fn register_irq(line: u16, source: IrqSource) -> u8 {
             unreachable!()
         };
         let _ = (*k).lines.push(line);
+        if super::systick::not_nvic(line) {
+            return i;
+        }
         nvic::disable(line);
         let ranked: crate::fixed::Vec<(u16, u8), MAX_IRQS> = lines(k)
             .iter()
             .copied()
             .zip((*k).core.irq_sources().map(|s| s.priority))
-            .filter(|&(l, _)| l != NO_LINE)
+            .filter(|&(l, _)| !super::systick::not_nvic(l))
             .collect();
         if !nvic::rank(&ranked) {
             panic!("no more distinct interrupt priorities than the NVIC implements");
@@ -196,6 +205,7 @@ pub fn register_polled(dispatcher: u8) -> u8 {
             .irq_sources()
             .nth(dispatcher as usize)
             .map_or(0, |s| s.priority);
+        // Every async task has the same (no) line: registered by index, not by line.
         crate::interrupt::check_declared(lines(k).len() + 1);
         let source = IrqSource {
             priority,

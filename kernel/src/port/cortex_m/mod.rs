@@ -12,6 +12,7 @@ mod cs;
 mod fault;
 mod framework;
 mod nvic;
+mod systick;
 
 use super::{CANARY, CANARY_WORDS};
 use crate::config::{MAX_ARGS, SERVED};
@@ -32,6 +33,7 @@ pub use framework::{
     poll_enter, poll_exit, prio_mask, register_irq, register_polled, return_addresses, set_firing,
     source_of, source_priority,
 };
+pub use systick::{MAX_QUIET_TICKS, adopt_systick, set_waiting};
 
 struct DefmtSink;
 
@@ -531,9 +533,13 @@ fn fire(i: u8) {
         let k = kernel();
         let irq = framework::line(i);
         let before = (*k).core.irq_entries();
-        (*k).firing = i;
-        nvic::fire(irq);
-        (*k).firing = framework::NOT_FIRING;
+        if systick::is_systick(irq) {
+            systick::tick(i);
+        } else {
+            (*k).firing = i;
+            nvic::fire(irq);
+            (*k).firing = framework::NOT_FIRING;
+        }
         if (*k).core.irq_entries() == before {
             // The NVIC did not take the exception: deciding again would fire it forever.
             panic!("interrupt line {} did not preempt when fired", irq);
@@ -701,7 +707,10 @@ pub fn value(v: u32, k: u8) {
     // SAFETY: as in `values_traced`; no reference outlives the call.
     unsafe {
         let me = (*kernel()).current;
-        (*kernel()).core.value(me, v, k);
+        // Code between steps (`QUIET_CONTEXT`) makes no events.
+        if me != crate::sched::irq::QUIET_CONTEXT {
+            (*kernel()).core.value(me, v, k);
+        }
     }
 }
 
@@ -711,7 +720,9 @@ pub fn cas_done(s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
     unsafe {
         let k = kernel();
         let me = (*k).current;
-        (*k).core.cas_outcome(me, s, a, ord, failure_ord, ok);
+        if me != crate::sched::irq::QUIET_CONTEXT {
+            (*k).core.cas_outcome(me, s, a, ord, failure_ord, ok);
+        }
     }
 }
 

@@ -39,6 +39,9 @@ pub mod interrupt {
         // SAFETY: reads a register.
         unsafe { core::arch::asm!("mov {}, lr", out(reg) ret, options(nomem, nostack)) };
         let s = port::site(core::panic::Location::caller());
+        // A SysTick monotonic `init` started ticks on the kernel's virtual clock (its
+        // source is unmasked with the others).
+        port::adopt_systick();
         port::point(Op::IrqMask {
             s,
             i: ALL_IRQS,

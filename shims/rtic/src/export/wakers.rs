@@ -10,6 +10,10 @@
 //!
 //! The waker a poll lends its future (`Context`) is not counted: it dies with the poll.
 //! Clones of it, and the expansion's `task_waker()`, are.
+//!
+//! A pending task whose waker something holds *waits*: the kernel lets an application's
+//! SysTick monotonic tick while one does (`port::set_waiting`), since that something may be
+//! its timer queue.
 
 use core::cell::UnsafeCell;
 use core::mem;
@@ -43,6 +47,14 @@ struct Held {
 }
 
 struct Table(UnsafeCell<[Held; MAX_IRQS]>);
+
+/// The tasks that wait (pending, their waker held), a bit per source index.
+struct Waiting(UnsafeCell<u32>);
+
+// SAFETY: as for `Table`.
+unsafe impl Sync for Waiting {}
+
+static WAITING: Waiting = Waiting(UnsafeCell::new(0));
 
 // SAFETY: touched only by the running context, between scheduling points (one core).
 unsafe impl Sync for Table {}
@@ -108,8 +120,9 @@ pub(super) fn woken(exec: *const ()) {
     }
 }
 
-fn withdraw(_k: u8, h: &Held) {
+fn withdraw(k: u8, h: &Held) {
     port::clockwork(|c, _| c.unsleep(h.exec as u32));
+    note_waiting(k, h);
 }
 
 fn declare_if_forgotten(k: u8, h: &Held) {
@@ -118,6 +131,27 @@ fn declare_if_forgotten(k: u8, h: &Held) {
     let (running, pending) = unsafe { state(h.exec as *const ()) };
     if running && !pending && h.clones == 0 {
         port::clockwork(|c, _| c.sleep(IRQ_CONTEXT + k, h.exec as u32, 0, h.pcs));
+    }
+    note_waiting(k, h);
+}
+
+/// Task `k` waits, or not, now: tells the kernel whether any does.
+fn note_waiting(k: u8, h: &Held) {
+    let waits = h.state.is_some_and(|state| {
+        // SAFETY: as in `declare_if_forgotten`.
+        let (running, pending) = unsafe { state(h.exec as *const ()) };
+        running && !pending && h.clones > 0
+    });
+    // SAFETY: see `Waiting`.
+    let bits = unsafe { &mut *WAITING.0.get() };
+    let before = *bits;
+    if waits {
+        *bits |= 1 << k;
+    } else {
+        *bits &= !(1 << k);
+    }
+    if (before == 0) != (*bits == 0) {
+        port::set_waiting(*bits != 0);
     }
 }
 
