@@ -175,7 +175,7 @@ impl<K: Sink> Core<K> {
             && self.cs_holder.is_none()
             && (self.basepri == 0 || q.source.priority < self.basepri)
             && match q.source.firing {
-                Firing::Requested => q.pending,
+                Firing::Requested | Firing::Pended => q.pending,
                 Firing::Spontaneous { max } => q.fired < max,
                 Firing::Hardware { max } => q.pending || q.spontaneous < max,
                 Firing::Polled { .. } => false,
@@ -189,7 +189,7 @@ impl<K: Sink> Core<K> {
             && match q.source.firing {
                 Firing::Spontaneous { max } => q.fired.saturating_add(1) >= max,
                 Firing::Hardware { max } => !q.pending && q.spontaneous.saturating_add(1) >= max,
-                Firing::Requested | Firing::Polled { .. } => false,
+                Firing::Requested | Firing::Pended | Firing::Polled { .. } => false,
             }
     }
 
@@ -208,7 +208,7 @@ impl<K: Sink> Core<K> {
             let timely = asked || (q.due <= self.steps && !self.in_reserve(i));
             let kind_ok = !only_requested
                 || match q.source.firing {
-                    Firing::Requested => true,
+                    Firing::Requested | Firing::Pended => true,
                     Firing::Hardware { .. } => q.pending,
                     Firing::Spontaneous { .. } | Firing::Polled { .. } => false,
                 };
@@ -259,6 +259,18 @@ impl<K: Sink> Core<K> {
         if n == 0 {
             return None;
         }
+        let view = crate::strategy::View {
+            slots: &self.slots,
+            postponed: self.postponed,
+            step: self.steps,
+            targets: &self.targets,
+            tracker: &self.tracker,
+        };
+        if let Some(k) = self.strategy.poll_pick(ready, &view)
+            && ready & (1 << k) != 0
+        {
+            return Some(k);
+        }
         let k = if n == 1 || !self.draws_firings {
             0
         } else {
@@ -275,6 +287,15 @@ impl<K: Sink> Core<K> {
     /// requests are recorded as that context's).
     pub fn quiet_as(&mut self, ctx: TaskId) {
         self.quiet_as = ctx;
+    }
+
+    /// A source pended by firmware ([`Firing::pends_at_once`]) that can fire above the
+    /// running context now (after the pend, a mask's release, a critical section's end: the
+    /// port fires it before the context goes on, as the NVIC would).
+    pub fn due_firing(&self) -> Option<u8> {
+        let i = self.irq_to_fire(false, false)?;
+        let q = &self.irqs[i as usize];
+        (q.pending && q.source.firing.pends_at_once()).then_some(i)
     }
 
     /// The sources with a request pending, a bit per index.
@@ -330,7 +351,7 @@ impl<K: Sink> Core<K> {
                     q.due = u32::MAX;
                     None
                 }
-                Firing::Requested | Firing::Polled { .. } => None,
+                Firing::Requested | Firing::Pended | Firing::Polled { .. } => None,
             }
         };
         if let Some((max, reserved)) = spontaneous {
@@ -436,14 +457,16 @@ impl<K: Sink> Core<K> {
             Op::IrqRequest { i, .. }
                 if (i as usize) < self.irqs.len() && !self.irqs[i as usize].pending =>
             {
-                let due = self.draw_due(self.irq_horizon);
+                // A pend by firmware fires as soon as the source can (not drawn, so the same
+                // under every strategy); a peripheral's request after a drawn delay.
+                let due = if self.irqs[i as usize].source.firing.pends_at_once() {
+                    self.steps
+                } else {
+                    self.draw_due(self.irq_horizon)
+                };
                 let q = &mut self.irqs[i as usize];
                 q.pending = true;
-                // A hardware line keeps an earlier spontaneous firing step.
-                q.due = match q.source.firing {
-                    Firing::Hardware { .. } => q.due.min(due),
-                    _ => due,
-                };
+                q.due = due;
                 // An async task's request pends its dispatcher too (its waker does both).
                 if let Firing::Polled { by } = q.source.firing {
                     self.execute_irq_op(&Op::IrqRequest { s: 0, i: by });
@@ -474,6 +497,21 @@ impl<K: Sink> Core<K> {
         self.refresh_lean();
     }
 
+    /// The firing the strategy wants when no task can run (a replayed one), if that source
+    /// can fire now.
+    pub(super) fn idle_firing(&mut self) -> Option<u8> {
+        let view = crate::strategy::View {
+            slots: &self.slots,
+            postponed: self.postponed,
+            step: self.steps,
+            targets: &self.targets,
+            tracker: &self.tracker,
+        };
+        let i = self.strategy.idle_fire(&view)?;
+        ((i as usize) < self.irqs.len() && self.eligible(i as usize, self.context_priority()))
+            .then_some(i)
+    }
+
     /// Fires source `i` at the next decision (a strategy's request), if it is eligible
     /// above the running context; returns whether it is.
     pub(super) fn fire_soon(&mut self, i: u8) -> bool {
@@ -500,6 +538,9 @@ impl<K: Sink> Core<K> {
         self.apply(ctx, &op);
         if self.tracking {
             self.tracker.after_access(ctx, &op, &self.targets);
+        }
+        if self.analyzing {
+            self.strategy.handler_executed(ctx, &op);
         }
         self.steps += 1;
         if op.level() <= self.trace

@@ -317,6 +317,19 @@ impl core::ops::Index<usize> for Preempted {
 // SAFETY: touched only by the running context (one core; a handler's slot by that handler).
 unsafe impl Sync for Preempted {}
 
+/// Fires, one after the other, the sources due now that can fire above the running
+/// context: after a pend, a mask's release or the end of a critical section, as the NVIC
+/// takes a pended line at once (not at the running context's next scheduling point). No
+/// step of its own.
+pub fn settle() {
+    // SAFETY: the running context; no reference outlives a call.
+    unsafe {
+        while let Some(i) = (*kernel()).core.due_firing() {
+            super::fire(i);
+        }
+    }
+}
+
 /// Task 0 waits at site `s` for an interrupt (a framework's idle loop, `wfi`): returns once
 /// a handler has run, or never when none can come (the run ends).
 pub fn idle(s: u32) {

@@ -31,7 +31,7 @@ pub use fault::{FaultContext, report_hard_fault};
 pub use framework::{
     HandlerEntry, adopt, idle, irq_enter_active, irq_exit_active, name_context, next_poll,
     poll_enter, poll_exit, prio_mask, register_irq, register_polled, return_addresses, set_firing,
-    source_of, source_priority,
+    settle, source_of, source_priority,
 };
 pub use systick::{MAX_QUIET_TICKS, adopt_systick, set_waiting};
 
