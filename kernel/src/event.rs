@@ -442,6 +442,10 @@ events! {
     /// Task `t` is instance `i` of the object at address `a` (an Embassy task pool, an RTIC
     /// task's static): the host names it from the symbol there.
     TaskName [Results] "task-name" "J task-name t={=u8} a={=u32} i={=u8}" { t: u8, a: u32, i: u8 },
+    /// Task or handler `t` is about to wake signal `g` (its next step is that `Signal`),
+    /// from code addresses `p0`..`p3` on its stack (the host resolves them through the ELF's
+    /// debug information to the application's line that woke it; 0: none). Full trace only.
+    WakeFrom [Full] "wake-from" "J wake-from t={=u8} g={=u32} p0={=u32} p1={=u32} p2={=u32} p3={=u32}" { t: u8, g: u32, p0: u32, p1: u32, p2: u32, p3: u32 },
     /// A lost wake-up: task `t` (`NO_TASK`: an async task with no task of its own, named by
     /// `g`) waits for its wake-up signal `g` at site `s` (0: unknown) and nothing can wake
     /// it; `p0`..`p3` are code addresses on its stack when it registered its waker, which

@@ -442,6 +442,7 @@ mod tests {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         }
     }
 

@@ -102,6 +102,7 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
         Event::Signal { g, .. }
         | Event::Wait { g, .. }
         | Event::LostWake { g, .. }
+        | Event::WakeFrom { g, .. }
         | Event::TimerFire { g, .. } => Some(g),
         Event::TaskName { a, .. } => Some(a),
         // A resource's lock (0 when the mask names none).
@@ -155,6 +156,8 @@ pub struct RunOutcome {
     pub task_names: HashMap<u8, String>,
     /// Where each lost wake-up's sleeper waits (`file:line:col`), by its wake-up signal.
     pub wait_sites: HashMap<u32, String>,
+    /// Where each wake came from (`WakeFrom`), by the event's index.
+    pub wake_sites: HashMap<usize, String>,
 }
 
 /// A task's name from the symbol of the object it was named after (`TaskName`), and its
@@ -267,8 +270,14 @@ impl RunOutcome {
         }
         let mut task_names = HashMap::new();
         let mut wait_sites = HashMap::new();
-        for ev in &events {
+        let mut wake_sites = HashMap::new();
+        for (i, ev) in events.iter().enumerate() {
             match *ev {
+                Event::WakeFrom { p0, p1, p2, p3, .. } => {
+                    if let Some(site) = elf.and_then(|elf| elf.wait_site(&[p0, p1, p2, p3])) {
+                        wake_sites.insert(i, site.to_string());
+                    }
+                }
                 Event::TaskName { t, a, i } => {
                     if let Some(symbol) = elf.and_then(|elf| elf.symbols.name_of(u64::from(a))) {
                         task_names.insert(t, task_name(&symbol, i));
@@ -319,6 +328,15 @@ impl RunOutcome {
             frames,
             task_names,
             wait_sites,
+            wake_sites,
+        }
+    }
+
+    /// The site shown for `events[i]`: its own, or where a wake came from.
+    pub fn event_site(&self, i: usize) -> String {
+        match self.events[i] {
+            Event::WakeFrom { .. } => self.wake_sites.get(&i).cloned().unwrap_or_default(),
+            ev => ev.site().map(|s| self.site_text(s)).unwrap_or_default(),
         }
     }
 
@@ -629,6 +647,7 @@ impl RunOutcome {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         }
     }
 }
@@ -658,6 +677,7 @@ mod tests {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         }
     }
 

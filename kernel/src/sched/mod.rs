@@ -50,6 +50,8 @@ pub trait Clockwork {
     fn unsleep(&mut self, g: u32);
     /// [`Core::name_task`].
     fn name_task(&mut self, t: TaskId, a: u32, i: u8);
+    /// [`Core::note_wake`].
+    fn note_wake(&mut self, t: TaskId, g: u32, pcs: wake::WaitAddrs);
 }
 
 impl<K: Sink> Clockwork for Core<K> {
@@ -70,6 +72,9 @@ impl<K: Sink> Clockwork for Core<K> {
     }
     fn name_task(&mut self, t: TaskId, a: u32, i: u8) {
         Core::name_task(self, t, a, i)
+    }
+    fn note_wake(&mut self, t: TaskId, g: u32, pcs: wake::WaitAddrs) {
+        Core::note_wake(self, t, g, pcs)
     }
 }
 

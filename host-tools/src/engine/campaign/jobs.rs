@@ -305,6 +305,7 @@ mod tests {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         };
         let mut rejected = run(
             vec![Event::ConfigRejected { reason: 1 }],
