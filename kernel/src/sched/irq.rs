@@ -77,6 +77,21 @@ pub enum HandlerNext {
     End(Verdict),
 }
 
+/// Does `op` change something another context could see (what a spinning handler never
+/// does)?
+fn changes_something(op: &Op) -> bool {
+    match op {
+        Op::Write { .. }
+        | Op::Update { .. }
+        | Op::Signal { .. }
+        | Op::IrqRequest { .. }
+        | Op::Spawn { .. }
+        | Op::Release { .. } => true,
+        Op::AtomicAccess { kind, .. } => *kind != crate::op::AtomicKind::Load,
+        _ => false,
+    }
+}
+
 /// The context id of source `i`'s handler.
 pub fn irq_context(i: u8) -> TaskId {
     IRQ_CONTEXT + i
@@ -424,7 +439,14 @@ impl<K: Sink> Core<K> {
             self.abort(Verdict::StepLimit);
             return HandlerNext::End(Verdict::StepLimit);
         }
-        self.handler_steps += 1;
+        // Steps that change nothing another context could see count towards the spin bound;
+        // one that does (a write, a request, a signal) is progress (a handler doing real
+        // work for long, an RTIC task's loop of locked updates, is no spin).
+        self.handler_steps = if changes_something(&op) {
+            0
+        } else {
+            self.handler_steps + 1
+        };
         let blocked = match op {
             Op::Acquire { l, .. } if self.locks.contains_key(&l) => Some((WaitKind::Lock, l)),
             Op::Join { child, .. } if !self.is_done(child) => {
