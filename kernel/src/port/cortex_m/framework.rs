@@ -261,6 +261,20 @@ pub fn name_context(t: u8, name: &'static str) {
     }
 }
 
+/// The least urgent hardware priority among the registered NVIC lines (0 without any).
+pub(super) fn least_urgent_line() -> u8 {
+    const IPR: *const u8 = 0xE000_E400 as *const u8;
+    // SAFETY: read by the running context; the NVIC's priority bytes of registered lines.
+    unsafe {
+        lines(kernel())
+            .iter()
+            .filter(|&&l| !super::systick::not_nvic(l))
+            .map(|&l| IPR.add(l as usize).read_volatile())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// The source registered for NVIC line `line`, if any.
 pub fn source_of(line: u16) -> Option<u8> {
     // SAFETY: read by the running context.

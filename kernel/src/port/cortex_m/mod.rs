@@ -13,6 +13,8 @@ mod fault;
 mod framework;
 mod nvic;
 mod systick;
+mod vectors;
+mod watchdog;
 
 use super::{CANARY, CANARY_WORDS};
 use crate::config::{MAX_ARGS, SERVED};
@@ -34,6 +36,7 @@ pub use framework::{
     settle, source_of, source_priority,
 };
 pub use systick::{MAX_QUIET_TICKS, adopt_systick, set_waiting};
+pub use watchdog::start as start_idle_watchdog;
 
 struct DefmtSink;
 

@@ -20,8 +20,10 @@
 //! queue's head) must not enter the application's handler: it would run the timer queue
 //! at an instruction the scheduler did not choose, its critical sections scheduling points
 //! of whatever context it interrupted. So the kernel moves the vector table into RAM with
-//! SysTick's entry replaced by an empty handler ([`redirect`]): the exception is taken and
-//! nothing runs. (With the counter stopped, the application's handler would add no tick.)
+//! SysTick's entry its own ([`systick_exception`], see `vectors`): the exception is taken
+//! and nothing of the application runs. (With the counter stopped, the application's
+//! handler would add no tick.) The same counter times the idle watchdog (`watchdog`) while
+//! it is not ticking for the monotonic.
 
 use super::kernel;
 use crate::sched::irq::{Firing, IrqSource, QUIET_CONTEXT};
@@ -29,15 +31,15 @@ use crate::sched::time::TimerAction;
 use core::cell::Cell;
 
 /// SysTick's registers.
-const CSR: *mut u32 = 0xE000_E010 as *mut u32;
-const RVR: *mut u32 = 0xE000_E014 as *mut u32;
-const CVR: *mut u32 = 0xE000_E018 as *mut u32;
+pub(super) const CSR: *mut u32 = 0xE000_E010 as *mut u32;
+pub(super) const RVR: *mut u32 = 0xE000_E014 as *mut u32;
+pub(super) const CVR: *mut u32 = 0xE000_E018 as *mut u32;
 /// SysTick's priority byte (SHPR3's top byte).
 const SHPR_SYSTICK: *const u8 = 0xE000_ED23 as *const u8;
 
-const ENABLE: u32 = 1;
-const TICKINT: u32 = 1 << 1;
-const CLKSOURCE: u32 = 1 << 2;
+pub(super) const ENABLE: u32 = 1;
+pub(super) const TICKINT: u32 = 1 << 1;
+pub(super) const CLKSOURCE: u32 = 1 << 2;
 
 /// The line of the SysTick source (no NVIC line: the kernel ticks it itself).
 pub(super) const SYSTICK_LINE: u16 = u16::MAX - 1;
@@ -80,7 +82,7 @@ pub fn adopt_systick() -> bool {
     }
     // SAFETY: as above; stopping the counter only.
     unsafe { CSR.write_volatile(csr & !(ENABLE | TICKINT)) };
-    redirect();
+    super::vectors::redirect();
     let i = super::framework::register_line(
         SYSTICK_LINE,
         IrqSource {
@@ -129,9 +131,10 @@ pub(super) fn tick(i: u8) {
         let by = (*k).current;
         let ctx = (*k).core.irq_enter(i, by);
         (*k).core.quiet_as(ctx);
-        let handler = application_handler();
+        let handler = super::vectors::application_systick();
         let before = (*k).core.pending_sources();
         let mut ticks = 0u64;
+        let watchdog = super::watchdog::pause();
         (*k).current = QUIET_CONTEXT;
         loop {
             wrap_once();
@@ -142,6 +145,7 @@ pub(super) fn tick(i: u8) {
             }
         }
         (*k).current = ctx;
+        super::watchdog::resume(watchdog);
         // The clock moved to this firing's first tick already (its timer).
         (*k).core.tick_clock(ticks - 1);
         let woke = (*k).core.pending_sources() & !before != 0;
@@ -153,55 +157,14 @@ pub(super) fn tick(i: u8) {
     }
 }
 
-/// The vector table, moved into RAM ([`redirect`]): 128 entries (16 exceptions and up to
-/// 112 interrupt lines), aligned as VTOR requires a table of that size. In `.uninit`: a
-/// warm restart reads its reset entries from it before the next run copies it again.
-#[repr(C, align(512))]
-struct Vectors([u32; 128]);
-
-#[unsafe(link_section = ".uninit.JOSTLE_VECTORS")]
-static mut VECTORS: core::mem::MaybeUninit<Vectors> = core::mem::MaybeUninit::uninit();
-
-/// Points VTOR at a RAM copy of the vector table whose SysTick entry is [`no_systick`].
-fn redirect() {
-    // SAFETY: the System Control Block's VTOR and ICTR; the copy is written whole before
-    // VTOR names it (a barrier between), and only handlers the table already had stay.
-    unsafe {
-        let scb = &*cortex_m::peripheral::SCB::PTR;
-        let table = &raw mut VECTORS as *mut u32;
-        let from = scb.vtor.read() as *const u32;
-        if from == table as *const u32 {
-            return;
-        }
-        // ICTR.INTLINESNUM: the NVIC implements 32 * (n + 1) lines.
-        let ictr = (0xE000_E004 as *const u32).read_volatile() & 0xF;
-        let n = (16 + 32 * (ictr as usize + 1)).min(128);
-        for i in 0..n {
-            table.add(i).write_volatile(from.add(i).read_volatile());
-        }
-        table
-            .add(15)
-            .write_volatile(no_systick as extern "C" fn() as usize as u32 | 1);
-        core::arch::asm!("dsb");
-        scb.vtor.write(table as u32);
-        core::arch::asm!("dsb", "isb");
-    }
-}
-
-/// SysTick's handler while the kernel owns the timer: a real exception does nothing.
-extern "C" fn no_systick() {}
-
-/// The application's SysTick handler: the flash table's entry (the RAM copy's is
-/// [`no_systick`]).
-fn application_handler() -> extern "C" fn() {
-    // SAFETY: cortex-m-rt's vector table symbol; its 16th word is SysTick's handler.
-    unsafe {
-        unsafe extern "C" {
-            static __vector_table: u32;
-        }
-        let flash = &raw const __vector_table;
-        core::mem::transmute::<u32, extern "C" fn()>(flash.add(15).read_volatile())
-    }
+/// SysTick's exception while the kernel owns the timer (the RAM vector table's entry: the
+/// monotonic's `pend_interrupt`, or the idle watchdog's period): `COUNTFLAG` is read (so
+/// that the application's `now()` never counts the watchdog's wraps), and the watchdog
+/// looks at task 0.
+pub(super) extern "C" fn systick_exception() {
+    // SAFETY: reading SysTick's control register only clears its COUNTFLAG.
+    let _ = unsafe { CSR.read_volatile() };
+    super::watchdog::period();
 }
 
 /// Makes the stopped counter wrap once, with its interrupt off: `COUNTFLAG` then reads 1

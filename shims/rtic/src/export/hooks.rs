@@ -55,6 +55,9 @@ pub mod interrupt {
                 port::idle(s);
             }
         }
+        // `#[idle]` follows: should it wait for interrupts without a scheduling point
+        // (`loop { wfi() }`), the watchdog makes that wait one.
+        port::start_idle_watchdog();
     }
 }
 
