@@ -64,11 +64,15 @@ pub enum Verdict {
     /// wake-up that nothing would send: no task enabled, no interrupt source eligible, no
     /// timer pending (see `sched::wake`).
     LostWake = 9,
+    /// The application ended the run itself, reporting failure (an RTIC or Embassy app's
+    /// `debug::exit(EXIT_FAILURE)`): the host sees QEMU exit with that code before any
+    /// `RunEnd` (the kernel never emits this one).
+    AppFailure = 11,
 }
 
 impl Verdict {
     /// All verdicts, in code order.
-    pub const ALL: [Verdict; 10] = [
+    pub const ALL: [Verdict; 11] = [
         Verdict::Pass,
         Verdict::Panic,
         Verdict::Deadlock,
@@ -79,6 +83,7 @@ impl Verdict {
         Verdict::TaskLimit,
         Verdict::HandlerBlocked,
         Verdict::LostWake,
+        Verdict::AppFailure,
     ];
 
     /// Decodes the `verdict=` field of [`Event::RunEnd`] (by number: numbers are
@@ -91,15 +96,17 @@ impl Verdict {
     }
 
     /// Process exit code (firmware under QEMU, host port, and the `jostle` CLI alike):
-    /// 0 for pass, 10 + the verdict's number otherwise, except the task limit's 19, a
-    /// blocked handler's 10 and a lost wake-up's 44 (17 and 18 are the host's timeout and
-    /// lost target, 20 to 43 the host tool's own codes).
+    /// 0 for pass, 10 + the verdict's number up to the hard fault's 16, the task limit's 19,
+    /// a blocked handler's 10, and for the later verdicts codes past the host tool's own
+    /// (17 and 18 are the host's timeout and lost target, 20 to 43 the host tool's codes):
+    /// a lost wake-up's 44, the app's failure 46.
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Pass => 0,
             Verdict::TaskLimit => 19,
             Verdict::HandlerBlocked => 10,
             Verdict::LostWake => 44,
+            Verdict::AppFailure => 46,
             v => 10 + v as u8,
         }
     }
@@ -117,6 +124,7 @@ impl Verdict {
             Verdict::TaskLimit => "task_limit",
             Verdict::HandlerBlocked => "handler_blocked",
             Verdict::LostWake => "lost_wake",
+            Verdict::AppFailure => "app_failure",
         }
     }
 }

@@ -3,8 +3,9 @@
 #![warn(missing_docs)]
 
 // Layers, bottom up; a module imports only from the layers below it (checked by
-// `tests/layers.rs`): fixed, event, interrupt, rng, site, stack, task, test_table, op → targets → strategy → config → sched →
+// `tests/layers.rs`): fixed, descriptor, event, interrupt, rng, site, stack, task, test_table, op → targets → strategy → config → sched →
 // api, port.
+pub mod descriptor;
 pub mod event;
 pub mod fixed;
 pub mod interrupt;

@@ -97,7 +97,7 @@ fn a_recorded_rtt_stream_decodes_to_the_same_run_as_semihosting() {
         };
         // What a probe would have read from RTT up channel 0, decoded by the probe backend.
         let raw = qemu().run(&rtt_fw, &config).unwrap();
-        let recorded = RunOutcome::from_rtt(&rtt_fw, config.clone(), &raw.stdout, false, false);
+        let recorded = RunOutcome::from_rtt(&rtt_fw, config.clone(), &raw.frames, false, false);
         assert!(
             recorded.error.is_none(),
             "seed {seed}: {:?}",
@@ -108,7 +108,7 @@ fn a_recorded_rtt_stream_decodes_to_the_same_run_as_semihosting() {
         assert_eq!(recorded.outcome, direct.outcome, "seed {seed}");
         verdicts.insert(format!("{:?}", recorded.outcome));
         // A recording cut inside a frame is refused, never read as a shorter run.
-        let cut = &raw.stdout[..raw.stdout.len() - 3];
+        let cut = &raw.frames[..raw.frames.len() - 3];
         let truncated = RunOutcome::from_rtt(&rtt_fw, Config::default(), cut, false, false);
         assert!(
             truncated.error.is_some(),

@@ -176,7 +176,7 @@ fn a_firmware_that_never_ends_times_out_with_its_partial_trace() {
 fn truncated_and_corrupt_streams_are_detected() {
     let fw = firmware("rf_fig2");
     let raw = qemu().run(&fw, &config(1, &[])).unwrap();
-    let good = raw.stdout.clone();
+    let good = raw.frames.clone();
     assert!(
         FrameDecoder::new(&fw.table)
             .decode_all(&good)
@@ -212,7 +212,8 @@ fn truncated_and_corrupt_streams_are_detected() {
         &fw,
         config(1, &[]),
         jostle_host_tools::transport::qemu::RawRun {
-            stdout: early.to_vec(),
+            frames: early.to_vec(),
+            app_output: Vec::new(),
             exit_code: Some(0),
             timed_out: false,
             stderr: String::new(),
@@ -540,7 +541,7 @@ fn each_run_of_a_boot_has_its_own_output_limit() {
     let one = qemu()
         .run(&firmware("rf_fig2"), &config(0, &[]))
         .unwrap()
-        .stdout
+        .frames
         .len() as u64;
     let limits = Limits {
         output: one * 3 / 2,

@@ -11,6 +11,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// Is `code` the exit code of a run's verdict?
+fn is_verdict(code: i32) -> bool {
+    jostle_kernel::Verdict::ALL
+        .iter()
+        .any(|v| i32::from(v.exit_code()) == code)
+}
+
 /// Rows of the table no test can provoke here, and why.
 const NOT_PROVOKABLE: &[(i32, &str)] = &[
     (
@@ -50,9 +57,10 @@ fn case(code: i32, what: &'static str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> 
         args: args.iter().map(|a| a.as_ref().to_owned()).collect(),
         env: Vec::new(),
         cwd: None,
-        // Verdicts (0, 10-19, 44) print a run; campaigns (40, 41) their progress and table;
-        // a failed build (25) shows cargo's own diagnostics first.
-        one_line: !matches!(code, 0 | 10..=19 | 25 | 40 | 41 | 44) || what.contains("(host side)"),
+        // Verdicts (0, 10-19, 44 on) print a run; campaigns (40, 41) their progress and
+        // table; a failed build (25) shows cargo's own diagnostics first.
+        one_line: !(is_verdict(code) || matches!(code, 17 | 18 | 25 | 40 | 41))
+            || what.contains("(host side)"),
         says: None,
         makes_no: None,
     }
@@ -188,17 +196,17 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
     let rf_fig1 = fw("rf_fig1");
     let rf_fig2 = fw("rf_fig2");
 
-    // A recorded stream of rf_fig2, served by fake QEMUs.
+    // A recorded stream of rf_fig2, served by fake QEMUs on the frame channel (fd 3).
     let raw = qemu()
         .run(&firmware("rf_fig2"), &config(1, &[]))
         .expect("qemu runs");
-    let stream = write(d, "stream.bin", &raw.stdout);
-    let cut = write(d, "cut.bin", &raw.stdout[..raw.stdout.len() - 3]);
-    let cut_qemu = fake_qemu(d, "qemu-cut", &format!("cat '{}'", cut.display()));
+    let stream = write(d, "stream.bin", &raw.frames);
+    let cut = write(d, "cut.bin", &raw.frames[..raw.frames.len() - 3]);
+    let cut_qemu = fake_qemu(d, "qemu-cut", &format!("cat '{}' >&3", cut.display()));
     let lying_qemu = fake_qemu(
         d,
         "qemu-lies",
-        &format!("cat '{}'; exit 3", stream.display()),
+        &format!("cat '{}' >&3; exit 3", stream.display()),
     );
     let failing_qemu = fake_qemu(
         d,
@@ -311,6 +319,11 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
             &[&"run", &fw("never_ends"), &"--timeout", &"3"],
         ),
         case(19, "task limit", &[&"run", &fw("task_limit")]),
+        case(
+            46,
+            "an application that exits through semihosting reporting failure",
+            &[&"run", &test_app("app-endings"), &"--arg", &"2"],
+        ),
         case(2, "bad command line", &[&"run", &rf_fig2, &"--bogus"]),
         case(2, "bad value", &[&"run", &rf_fig2, &"--timeout", &"NaN"]),
         case(

@@ -91,9 +91,10 @@ fn find_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
         .collect()
 }
 
-fn raw(stdout: Vec<u8>, exit_code: Option<i32>) -> RawRun {
+fn raw(frames: Vec<u8>, exit_code: Option<i32>) -> RawRun {
     RawRun {
-        stdout,
+        frames,
+        app_output: Vec::new(),
         exit_code,
         timed_out: false,
         over_limit: None,
@@ -144,7 +145,7 @@ fn corrupt_firmware_elfs_and_defmt_streams_never_panic_or_hang() {
     // Recorded streams: one run at full trace, and a boot of three runs.
     let one = run_qemu(&fw, config(1, &[]));
     let sites: Vec<u32> = one.sites.iter().map(|(id, _)| *id).collect();
-    let stream = qemu().run(&fw, &config(1, &[])).unwrap().stdout;
+    let stream = qemu().run(&fw, &config(1, &[])).unwrap().frames;
     let boot = qemu()
         .run(
             &fw,
@@ -154,7 +155,7 @@ fn corrupt_firmware_elfs_and_defmt_streams_never_panic_or_hang() {
             },
         )
         .unwrap()
-        .stdout;
+        .frames;
     assert!(!stream.is_empty() && boot.len() > stream.len());
     let started = Instant::now();
 

@@ -216,13 +216,16 @@ fn campaign_counts_of_any_size_plan_nothing_ahead_and_a_budget_or_a_signal_ends_
 }
 
 /// The bytes of `rf_fig1`'s first served run under `jostle run ELF --seed 0`, through the
-/// end of its `RunEnd` frame, recorded by a QEMU that copies its output.
+/// end of its `RunEnd` frame, recorded by a QEMU that copies its frame channel (fd 3).
 fn recorded_run(dir: &Path, fw: &Path) -> Vec<u8> {
     let rec = dir.join("recorded.bin");
     let recorder = fake_qemu(
         dir,
         "qemu-records",
-        &format!("qemu-system-arm \"$@\" | tee '{}'", rec.display()),
+        &format!(
+            "{{ qemu-system-arm \"$@\" 3>&1 1>&4 | tee '{}' >&3; }} 4>&1",
+            rec.display()
+        ),
     );
     let out = Command::new(jostle())
         .args(
@@ -263,7 +266,7 @@ fn qemu_dying_after(dir: &Path, name: &str, bytes: &[u8], always: bool) -> PathB
     fake_qemu(
         dir,
         name,
-        &format!("{once}cat '{}'\nkill -9 $$", part.display()),
+        &format!("{once}cat '{}' >&3\nkill -9 $$", part.display()),
     )
 }
 

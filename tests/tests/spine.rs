@@ -16,8 +16,8 @@ fn same_seed_gives_a_byte_identical_event_stream() {
     for seed in [0, 7, 12345] {
         let a = qemu().run(&fw, &config(seed, &[5])).unwrap();
         let b = qemu().run(&fw, &config(seed, &[5])).unwrap();
-        assert!(!a.stdout.is_empty());
-        assert_eq!(a.stdout, b.stdout, "seed {seed}: streams differ");
+        assert!(!a.frames.is_empty());
+        assert_eq!(a.frames, b.frames, "seed {seed}: streams differ");
         assert_eq!(a.exit_code, b.exit_code);
     }
 }
@@ -99,7 +99,7 @@ fn a_panicking_task_gives_the_panic_verdict_with_its_site() {
 fn every_event_kind_round_trips_through_defmt() {
     let fw = firmware("event_roundtrip");
     let raw = qemu().run(&fw, &config(0, &[])).unwrap();
-    let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
+    let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.frames);
     assert!(decoded.error.is_none(), "{:?}", decoded.error);
     let events = decoded.events();
     let samples: Vec<Event> = Event::samples().collect();

@@ -31,10 +31,27 @@ pub fn missing_link_args(rustflags: &str) -> Vec<&'static str> {
 /// The board build script: writes `memory` as `memory.x` on the linker search path and,
 /// for a Cortex-M target, refuses rustflags without the linker scripts.
 pub fn board(memory: &[u8]) {
+    self::memory(memory);
+    link_check();
+}
+
+/// Writes `memory` as `memory.x` on the linker search path (a machine's layout; the link
+/// check is its shared board crate's).
+pub fn memory(memory: &[u8]) {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     fs::write(out.join("memory.x"), memory).expect("write memory.x");
     println!("cargo::rustc-link-search={}", out.display());
     println!("cargo::rerun-if-changed=memory.x");
+}
+
+/// The build script of a board whose memory layout is the application's (its PAC's or its
+/// own `memory.x`): only the check that the firmware links with the linker scripts.
+pub fn board_without_memory() {
+    link_check();
+}
+
+/// For a Cortex-M target, refuses rustflags without the linker scripts.
+fn link_check() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=JOSTLE_SKIP_LINK_CHECK");
     let target = env::var("TARGET").unwrap_or_default();

@@ -2,7 +2,6 @@
 #![no_std]
 #![warn(missing_docs)]
 
-use core::panic::PanicInfo;
 use defmt_rtt as _;
 use jostle_kernel::Stack;
 
@@ -52,8 +51,9 @@ macro_rules! entry {
     };
 }
 
+#[cfg(feature = "panic-handler")]
 #[panic_handler]
-fn panic(info: &PanicInfo) -> ! {
+fn panic(info: &core::panic::PanicInfo) -> ! {
     jostle_kernel::port::report_panic(info, exit)
 }
 

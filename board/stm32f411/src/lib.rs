@@ -2,3 +2,12 @@
 #![no_std]
 
 pub use jostle_board_rtt::*;
+
+// What the host needs to run this ELF without a board flag (see `jostle_kernel::descriptor`).
+jostle_board_rtt::jostle_kernel::board_descriptor!(
+    board = "stm32f411",
+    chip = "STM32F411RETx",
+    target = "thumbv7em-none-eabihf",
+    stream = "rtt",
+    config = "ram",
+);

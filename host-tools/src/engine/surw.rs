@@ -434,6 +434,7 @@ mod tests {
             sites: Default::default(),
             locations: Default::default(),
             logs: Vec::new(),
+            app_output: String::new(),
             outcome: Some(Outcome::Verdict(Verdict::Pass)),
             steps: 0,
             panic: None,

@@ -2,10 +2,10 @@
 //! and `--json` (one object per event, then the summary object).
 
 use crate::trace::run::{Outcome, RunOutcome, is_step, operation};
-use jostle_kernel::Event;
 use jostle_kernel::config::Rejection;
 use jostle_kernel::event::{NO_TASK, WaitKind};
 use jostle_kernel::sched::time::NO_SOURCE;
+use jostle_kernel::{Event, Verdict};
 use serde::Serialize;
 use std::io::Write;
 
@@ -57,6 +57,9 @@ impl RunOutcome {
         for log in &self.logs {
             writeln!(out, "log: {log}")?;
         }
+        for line in self.app_output.lines() {
+            writeln!(out, "app: {line}")?;
+        }
         writeln!(out, "{}", self.verdict_line())?;
         Ok(())
     }
@@ -80,6 +83,12 @@ impl RunOutcome {
             );
             if let Some(m) = &p.message {
                 line += &format!(": {m}");
+            }
+        }
+        if outcome == Outcome::Verdict(Verdict::AppFailure) {
+            line += ": the application exited reporting failure";
+            if let Some(code) = self.exit_code {
+                line += &format!(" (exit code {code})");
             }
         }
         for ev in &self.events {

@@ -29,6 +29,9 @@ pub enum Item {
     PanicMessage(String),
     /// Any other frame or line (the firmware's own logs).
     Log(String),
+    /// What the application printed on QEMU's standard output (`hprintln!`, a panic
+    /// handler's message) while its frames went to a channel of their own.
+    AppOutput(String),
 }
 
 /// What a frame's format string is.

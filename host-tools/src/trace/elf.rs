@@ -40,6 +40,8 @@ pub struct Firmware {
     segments: Vec<(u64, Vec<u8>)>,
     /// Its data symbols (names for memory locations).
     pub symbols: crate::trace::symbols::Symbols,
+    /// The board it was built for (its descriptor).
+    pub board: crate::trace::board::Board,
     /// The range of its code (`.text`), where a site is a code address (`dwarf`).
     text: (u64, u64),
     /// Its line information, read at the first question (lost wake-ups, code sites).
@@ -83,6 +85,11 @@ impl Firmware {
                 reason: format!("{:?} format", file.format()),
             });
         }
+        let board =
+            crate::trace::board::Board::of(&file).map_err(|reason| JostleError::NotElf {
+                path: path.to_owned(),
+                reason,
+            })?;
         let table = defmt_decoder::Table::parse(&bytes)
             .map_err(|e| JostleError::NotElf {
                 path: path.to_owned(),
@@ -97,10 +104,13 @@ impl Firmware {
                 path: path.to_owned(),
                 hint: missing_linker_scripts(&file),
             })?;
+        // A board whose block comes over standard input has no flash page (its symbol names
+        // the RAM block).
         let config_flash_addr = file
             .symbols()
             .find(|s| s.name() == Ok("JOSTLE_CONFIG_FLASH"))
-            .map(|s| s.address() as u32);
+            .map(|s| s.address() as u32)
+            .filter(|_| board.config == crate::trace::board::ConfigIn::Ram);
         let segments = file
             .segments()
             .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
@@ -118,6 +128,7 @@ impl Firmware {
             config_addr,
             config_flash_addr,
             segments,
+            board,
             text,
             lines: std::sync::Mutex::new(None),
         })

@@ -164,6 +164,16 @@ pub fn signature(run: &RunOutcome) -> Option<Signature> {
                 "an interrupt handler would block (on hardware the system hangs)".into(),
             )
         }
+        Verdict::AppFailure => failure(
+            "app_failure",
+            String::new(),
+            match run.exit_code {
+                Some(code) => {
+                    format!("the application exited reporting failure (exit code {code})")
+                }
+                None => "the application exited reporting failure".into(),
+            },
+        ),
         Verdict::LostWake => {
             let waits = run.lost_wakes();
             let mut sites: Vec<String> = run.wait_sites.values().cloned().collect();

@@ -1,7 +1,8 @@
 //! Trace decoding: what one run says. `elf` reads the firmware image (defmt table,
-//! configuration address, site resolution), `dwarf` code addresses to source lines (where a
-//! sleeper waits; sites that are code addresses), `framework` the names a framework's
-//! firmware gives its tasks and resources, `decode` turns defmt frames or host-port lines
+//! configuration address, site resolution; `board` its descriptor), `dwarf` code addresses
+//! to source lines (where a sleeper waits; sites that are code addresses), `framework` the
+//! names a framework's firmware gives its tasks and resources, `decode` turns defmt frames
+//! or host-port lines
 //! into typed events, `space` maps `file:line:col` to an image's site ids, and `run` is one
 //! decoded run (events, sites, verdict) with the queries the engine asks of it; `failure`
 //! is a failing run's signature (what groups runs into one finding), `fault` a HardFault's
@@ -12,6 +13,7 @@
 //! `transport`, `engine` or `output`: transports call into it to decode what they read, the
 //! engine queries its runs, and `output` prints them.
 
+pub mod board;
 pub mod declared;
 pub mod decode;
 pub mod dwarf;

@@ -140,6 +140,9 @@ pub struct RunOutcome {
     pub locations: Locations,
     /// The firmware's own log lines.
     pub logs: Vec<String>,
+    /// What the application printed on QEMU's standard output (its frames on a channel of
+    /// their own): `hprintln!`, a panic handler's message.
+    pub app_output: String,
     /// The verdict (`None` if the stream ended without one: see `error`).
     pub outcome: Option<Outcome>,
     /// Scheduling steps (from the `RunEnd` event).
@@ -202,6 +205,7 @@ impl RunOutcome {
         let mut locations = Locations::default();
         let mut events = Vec::new();
         let mut logs = Vec::new();
+        let mut app_output = String::new();
         let mut panic_message = None;
         let mut panic = None;
         let mut outcome = None;
@@ -214,6 +218,7 @@ impl RunOutcome {
                 }
                 Item::PanicMessage(m) => panic_message = Some(m),
                 Item::Log(l) => logs.push(l),
+                Item::AppOutput(text) => app_output.push_str(&text),
                 Item::Event(ev) => {
                     match ev {
                         Event::TaskPanic { t, s } => {
@@ -236,9 +241,34 @@ impl RunOutcome {
                 }
             }
         }
+        // An application framework's app ends runs itself: its own panic handler, its
+        // semihosting exit (no `RunEnd`: QEMU exits with the app's code).
+        let mut timed_out = timed_out;
+        let mut app_ended = false;
+        if elf.is_some_and(|f| f.board.framework.is_some()) {
+            let ended = AppEnding::read(&app_output, &logs, outcome, exit_code, timed_out);
+            if let Some(ending) = ended {
+                if let Some(p) = ending.panic {
+                    panic = Some(PanicReport {
+                        task: events.iter().rev().find_map(Event::task).unwrap_or(NO_TASK),
+                        site: p.0,
+                        message: p.1,
+                    });
+                }
+                if outcome.is_none() {
+                    steps = events.iter().filter(|e| is_step(e)).count() as u32;
+                }
+                outcome = Some(Outcome::Verdict(ending.verdict));
+                error = None;
+                // A panic handler that spins (panic-halt) ran into the limit: the panic is
+                // the verdict. The exit code is the app's, not a verdict's.
+                timed_out = false;
+                app_ended = true;
+            }
+        }
         if timed_out {
             outcome = Some(Outcome::Timeout);
-        } else if error.is_none() {
+        } else if error.is_none() && !app_ended {
             match outcome {
                 None => {
                     error = Some(JostleError::StreamTruncated(format!(
@@ -320,6 +350,7 @@ impl RunOutcome {
             sites,
             locations,
             logs,
+            app_output,
             outcome,
             steps,
             panic,
@@ -565,6 +596,77 @@ pub fn verdict_exit_code(items: &[Item]) -> Option<i32> {
     })
 }
 
+/// How an application that owns `main` (RTIC, Embassy) ended a run that the kernel did not:
+/// its panic handler wrote `panicked at FILE:LINE:COL:` and the message (on QEMU's standard
+/// output, or as a defmt log line before faulting), or it left through semihosting (QEMU's
+/// exit code is the app's: 0 a pass, anything else a failure).
+struct AppEnding {
+    verdict: Verdict,
+    /// Where and why, when it panicked.
+    panic: Option<(Option<SiteLoc>, Option<String>)>,
+}
+
+impl AppEnding {
+    fn read(
+        app_output: &str,
+        logs: &[String],
+        outcome: Option<Outcome>,
+        exit_code: Option<i32>,
+        timed_out: bool,
+    ) -> Option<AppEnding> {
+        let kernel_verdict = match outcome {
+            Some(Outcome::Verdict(v)) => Some(v),
+            _ => None,
+        };
+        // A panic handler that faults after its message (panic-probe's `udf`) or exits
+        // (panic-semihosting's `exit`) panicked all the same; one that spins (panic-halt)
+        // is a timeout, told apart only by its message.
+        let panicked = std::iter::once(app_output)
+            .chain(logs.iter().map(String::as_str))
+            .find_map(parse_panic);
+        match (panicked, kernel_verdict) {
+            (Some(p), None | Some(Verdict::HardFault)) => Some(AppEnding {
+                verdict: Verdict::Panic,
+                panic: Some(p),
+            }),
+            (_, Some(_)) => None,
+            (None, None) if timed_out => None,
+            (None, None) => exit_code.map(|code| AppEnding {
+                verdict: if code == 0 {
+                    Verdict::Pass
+                } else {
+                    Verdict::AppFailure
+                },
+                panic: None,
+            }),
+        }
+    }
+}
+
+/// The location and message of a Rust panic report (`panicked at src/main.rs:10:5:` then
+/// the message on the next line; older formats put the message first, quoted).
+fn parse_panic(text: &str) -> Option<(Option<SiteLoc>, Option<String>)> {
+    let at = text.find("panicked at ")?;
+    let rest = &text[at + "panicked at ".len()..];
+    let (head, tail) = rest.split_once('\n').unwrap_or((rest, ""));
+    let head = head.trim_end().trim_end_matches(':');
+    let loc = |s: &str| {
+        let mut parts = s.rsplitn(3, ':');
+        let col = parts.next()?.trim().parse().ok()?;
+        let line = parts.next()?.trim().parse().ok()?;
+        let file = parts.next()?.trim().to_owned();
+        Some(SiteLoc { file, line, col })
+    };
+    // `panicked at 'message', src/main.rs:10:5` (before Rust 1.73).
+    if let Some(quoted) = head.strip_prefix('\'')
+        && let Some((message, place)) = quoted.rsplit_once("', ")
+    {
+        return Some((loc(place), Some(message.to_owned())));
+    }
+    let message = tail.lines().next().map(str::trim).filter(|m| !m.is_empty());
+    Some((loc(head), message.map(str::to_owned)))
+}
+
 /// How the process (or board) behind a run ended.
 pub struct Ending {
     /// The process exit code (`None` when killed, or none to give).
@@ -639,6 +741,7 @@ impl RunOutcome {
             sites: Default::default(),
             locations: Default::default(),
             logs: Vec::new(),
+            app_output: String::new(),
             outcome: Some(Outcome::Verdict(Verdict::Pass)),
             steps: 1,
             panic: None,
@@ -669,6 +772,7 @@ mod tests {
             sites: Sites::default(),
             locations: Locations::default(),
             logs: Vec::new(),
+            app_output: String::new(),
             outcome: Some(Outcome::Verdict(Verdict::Deadlock)),
             steps: 0,
             panic: None,

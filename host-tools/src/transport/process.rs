@@ -284,6 +284,46 @@ pub fn own_group(cmd: &mut std::process::Command) -> &mut std::process::Command 
     cmd
 }
 
+/// Makes reads of `pipe` return at once (`WouldBlock`) when it holds nothing.
+pub fn set_nonblocking(pipe: &impl std::os::fd::AsRawFd) {
+    let fd = pipe.as_raw_fd();
+    // SAFETY: fcntl on a descriptor the caller owns; only the status flags change.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+/// Gives the process `cmd` starts the pipe end `writer` as its file descriptor 3 (a QEMU
+/// board's frame channel: the firmware opens `/dev/fd/3` through semihosting).
+pub fn as_fd3(cmd: &mut std::process::Command, writer: &std::io::PipeWriter) {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::process::CommandExt;
+        let fd = writer.as_raw_fd();
+        // SAFETY: the closure runs in the child between fork and exec and calls only
+        // dup2 (async-signal-safe); it allocates nothing. dup2 leaves fd 3 open across
+        // exec (the pipe's own descriptor is close-on-exec).
+        unsafe {
+            cmd.pre_exec(move || {
+                if fd != 3 && libc::dup2(fd, 3) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if fd == 3 {
+                    let flags = libc::fcntl(3, libc::F_GETFD);
+                    libc::fcntl(3, libc::F_SETFD, flags & !libc::FD_CLOEXEC);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (cmd, writer);
+}
+
 /// Starts `cmd` (made with [`own_group`]) as a run's process, known to [`stop`]; refused
 /// with [`JostleError::Interrupted`] once `jostle` is stopping. `error` names a failure to
 /// start.

@@ -5,6 +5,7 @@
 
 use super::Transport;
 use crate::error::JostleError;
+use crate::trace::board::{Board, ConfigIn, Stream};
 use crate::trace::decode::{FrameDecoder, Item, RunStarts};
 use crate::trace::elf::Firmware;
 use crate::trace::run::{Ending, Port, RunOutcome};
@@ -37,13 +38,13 @@ impl QemuTransport {
 
     /// Loads the ELF at `path`; each run is held to `limits`.
     pub fn load_limited(path: &Path, limits: Limits) -> Result<QemuTransport, JostleError> {
+        let fw = super::load_firmware(path)?;
         let qemu = Qemu {
             timeout: limits.quiet,
             run_limit: limits.wall,
             max_output: limits.output,
-            ..Qemu::default()
+            ..Qemu::for_board(&fw.board)?
         };
-        let fw = super::load_firmware(path)?;
         // `JOSTLE_SERVE=0`: a QEMU boot per run, or per batch of seeds, as before served
         // boots (to compare, or for a board crate that cannot serve).
         let serve = std::env::var("JOSTLE_SERVE").map_or(true, |v| v != "0");
@@ -186,8 +187,12 @@ impl Default for Qemu {
 /// The raw outcome of one boot.
 #[derive(Debug)]
 pub struct RawRun {
-    /// Everything the firmware wrote (defmt frames).
-    pub stdout: Vec<u8>,
+    /// Everything the firmware wrote on its frame channel (defmt frames).
+    pub frames: Vec<u8>,
+    /// What the application itself printed on QEMU's standard output (`hprintln!`, a
+    /// panic handler's message), when the frames have a channel of their own (at most
+    /// [`APP_OUTPUT_MAX`] bytes).
+    pub app_output: Vec<u8>,
     /// QEMU's exit code (`None` if it was killed).
     pub exit_code: Option<i32>,
     /// A time limit (silence, or the run's wall-clock limit) was hit and QEMU was killed.
@@ -200,7 +205,56 @@ pub struct RawRun {
     pub wall: Duration,
 }
 
+/// Most bytes of an application's own output kept per boot (the rest is read and dropped,
+/// so that QEMU never blocks on it).
+pub const APP_OUTPUT_MAX: u64 = 1 << 20;
+
+/// A QEMU command ready to start, and the frame pipe it will write to (its write end goes to
+/// QEMU as fd 3; ours is dropped once QEMU has started).
+pub(super) struct QemuCommand {
+    /// The command.
+    pub cmd: Command,
+    /// The frame pipe, when the board writes its frames there ([`Stream::Fd3`]).
+    frames: Option<(std::io::PipeReader, std::io::PipeWriter)>,
+}
+
+impl QemuCommand {
+    /// Starts QEMU with `spawn`: the child, and where its frames come out (the pipe, or
+    /// its standard output).
+    pub fn start(
+        self,
+        spawn: impl FnOnce(Command) -> Result<std::process::Child, JostleError>,
+    ) -> Result<(std::process::Child, Box<dyn Read + Send>), JostleError> {
+        let QemuCommand { cmd, frames } = self;
+        let mut child = spawn(cmd)?;
+        let out: Box<dyn Read + Send> = match frames {
+            // QEMU holds the write end now: ours would keep the pipe open after it exits.
+            Some((reader, writer)) => {
+                drop(writer);
+                Box::new(reader)
+            }
+            None => Box::new(child.stdout.take().expect("piped stdout")),
+        };
+        Ok((child, out))
+    }
+}
+
 impl Qemu {
+    /// How to start QEMU for `board` (its machine and CPU); refused for a hardware board.
+    pub fn for_board(board: &Board) -> Result<Qemu, JostleError> {
+        match (&board.machine, &board.cpu) {
+            (Some(machine), Some(cpu)) => Ok(Qemu {
+                machine: machine.clone(),
+                cpu: cpu.clone(),
+                ..Qemu::default()
+            }),
+            _ => Err(JostleError::Usage(format!(
+                "this ELF was built for the {} board, which QEMU does not emulate: run it with --probe",
+                board.name
+            ))),
+        }
+    }
+
     /// Boots `fw` once with `config` written into its configuration block.
     pub fn run(&self, fw: &Firmware, config: &Config) -> Result<RawRun, JostleError> {
         let (_dir, block) = process::block_file(config)?;
@@ -235,7 +289,7 @@ impl Qemu {
         fw: &Firmware,
         block: Option<&std::path::Path>,
         flash: Option<&std::path::Path>,
-    ) -> Result<Command, JostleError> {
+    ) -> Result<QemuCommand, JostleError> {
         let mut cmd = Command::new(&self.binary);
         cmd.args(["-machine", &self.machine, "-cpu", &self.cpu])
             .args(["-nographic", "-monitor", "none", "-serial", "none"])
@@ -266,12 +320,21 @@ impl Qemu {
         process::own_group(&mut cmd)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        Ok(cmd)
+        let frames = match fw.board.stream {
+            Stream::Fd3 => {
+                let (reader, writer) =
+                    std::io::pipe().map_err(|e| JostleError::io("creating the frame pipe", e))?;
+                process::as_fd3(&mut cmd, &writer);
+                Some((reader, writer))
+            }
+            Stream::Stdout | Stream::Rtt => None,
+        };
+        Ok(QemuCommand { cmd, frames })
     }
 
     /// Starts a command made by [`Qemu::command`].
-    fn spawn(&self, cmd: &mut Command) -> Result<std::process::Child, JostleError> {
-        process::spawn(cmd, |e| self.not_started(e))
+    fn spawn(&self, mut cmd: Command) -> Result<std::process::Child, JostleError> {
+        process::spawn(&mut cmd, |e| self.not_started(e))
     }
 
     /// Starts a command made by [`Qemu::command`] that may outlive the calling thread.
@@ -295,12 +358,31 @@ impl Qemu {
         flash: Option<&std::path::Path>,
         runs: u32,
     ) -> Result<RawRun, JostleError> {
-        let mut cmd = self.command(fw, block, flash)?;
-        cmd.stdin(Stdio::null());
+        // A board that reads its first block from standard input gets it there.
+        let by_stdin = match (fw.board.config, block) {
+            (ConfigIn::Stdin, Some(block)) => Some(
+                std::fs::read(block)
+                    .map_err(|e| JostleError::io(format!("reading {}", block.display()), e))?,
+            ),
+            _ => None,
+        };
+        let in_ram = if by_stdin.is_some() { None } else { block };
+        let mut cmd = self.command(fw, in_ram, flash)?;
+        cmd.cmd.stdin(if by_stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
         let started = Instant::now();
-        let mut child = self.spawn(&mut cmd)?;
-        let out = child.stdout.take().expect("piped stdout");
+        let (mut child, out) = cmd.start(|cmd| self.spawn(cmd))?;
+        if let (Some(bytes), Some(mut input)) = (by_stdin, child.stdin.take()) {
+            // The input then closes: a boot that wants another block ends.
+            use std::io::Write;
+            let _ = input.write_all(&bytes);
+        }
         let mut err = child.stderr.take().expect("piped stderr");
+        // With the frames on a pipe of their own, QEMU's standard output is the app's text.
+        let app = child.stdout.take();
         // Each run's limits hold from its `RunStart` frame; where runs cannot be told apart
         // in the stream, the boot as a whole gets the share of all its runs.
         let starts = RunStarts::new(&fw.table);
@@ -315,7 +397,7 @@ impl Qemu {
             limits.times(runs)
         };
         let progress = Progress::new();
-        let (stdout, stderr, waited) = std::thread::scope(|scope| {
+        let (frames, app_output, stderr, waited) = std::thread::scope(|scope| {
             let (progress, limits) = (&progress, &limits);
             let reader = scope.spawn(move || {
                 let mut starts = starts;
@@ -323,6 +405,7 @@ impl Qemu {
                     starts.as_mut().map(|s| s.scan(buf)).unwrap_or_default()
                 })
             });
+            let app_reader = scope.spawn(move || app.map(read_app_output).unwrap_or_default());
             let err_reader = scope.spawn(move || {
                 let mut buf = Vec::new();
                 let _ = (&mut err).take(1 << 20).read_to_end(&mut buf);
@@ -333,6 +416,7 @@ impl Qemu {
             let waited = process::watch(&mut child, limits, progress, "QEMU");
             (
                 reader.join().unwrap_or_default(),
+                app_reader.join().unwrap_or_default(),
                 err_reader.join().unwrap_or_default(),
                 waited,
             )
@@ -342,7 +426,8 @@ impl Qemu {
             return Err(JostleError::Interrupted);
         }
         Ok(RawRun {
-            stdout,
+            frames,
+            app_output,
             exit_code,
             timed_out: matches!(kill, Some(Kill::Quiet | Kill::Wall)),
             over_limit: (kill == Some(Kill::Output)).then_some(limits.output),
@@ -389,10 +474,23 @@ impl RunOutcome {
     }
 }
 
+/// Reads an application's own output to its end, keeping the first [`APP_OUTPUT_MAX`]
+/// bytes (QEMU must never block on a pipe nobody reads).
+pub(super) fn read_app_output(mut out: impl Read) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let _ = (&mut out).take(APP_OUTPUT_MAX).read_to_end(&mut buf);
+    let _ = std::io::copy(&mut out, &mut std::io::sink());
+    buf
+}
+
 /// A boot's items and how it ended (`ended`: QEMU is gone; a served boot that goes on has
 /// no exit code yet).
 fn decode_boot(fw: &Firmware, raw: &RawRun, ended: bool) -> (Vec<Item>, Ending) {
-    let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
+    let mut decoded = FrameDecoder::new(&fw.table).decode_all(&raw.frames);
+    if !raw.app_output.is_empty() {
+        let text = String::from_utf8_lossy(&raw.app_output).into_owned();
+        decoded.items.push(Item::AppOutput(text));
+    }
     let error = boot_error(decoded.error, decoded.frames, raw, ended);
     let ending = Ending {
         exit_code: raw.exit_code,
@@ -444,7 +542,8 @@ mod tests {
     #[test]
     fn a_boot_without_output_is_qemu_failing_whatever_its_exit_code() {
         let raw = |exit_code, stderr: &str| RawRun {
-            stdout: Vec::new(),
+            frames: Vec::new(),
+            app_output: Vec::new(),
             exit_code,
             timed_out: false,
             over_limit: None,

@@ -15,6 +15,7 @@
 
 use super::qemu::{Qemu, RawRun};
 use crate::error::JostleError;
+use crate::trace::board::ConfigIn;
 use crate::trace::decode::RunStarts;
 use crate::trace::elf::Firmware;
 use crate::transport::process::{self, BlockDir};
@@ -38,8 +39,11 @@ pub struct Sessions {
 struct Session {
     child: Child,
     input: Option<ChildStdin>,
-    /// The firmware's output, in chunks as they come; disconnected when QEMU has closed it.
+    /// The firmware's frames, in chunks as they come; disconnected when QEMU has closed them.
     output: Receiver<Vec<u8>>,
+    /// What the application prints on QEMU's standard output (frames on a channel of their
+    /// own), read without blocking as the run goes (see [`AppText`]).
+    app: Option<AppText>,
     /// Reads what QEMU writes on stderr; gives its first MiB when QEMU has exited.
     stderr: Option<std::thread::JoinHandle<String>>,
     /// Bytes read past the last run's end (none, with the firmware waiting for a block).
@@ -79,7 +83,7 @@ impl Sessions {
             // exited after its first run) has taken no block, or gives nothing back.
             if session.send(&block).is_ok() {
                 let served = session.collect(qemu, fw)?;
-                if served.served_on || !served.raw.stdout.is_empty() {
+                if served.served_on || !served.raw.frames.is_empty() {
                     return Ok(self.keep(session, served));
                 }
             }
@@ -106,28 +110,18 @@ impl Sessions {
     /// Boots `fw` with `block` as its first run's.
     fn boot(&self, qemu: &Qemu, fw: &Firmware, block: &Config) -> Result<Session, JostleError> {
         let (dir, file) = process::block_file(block)?;
-        let mut cmd = qemu.command(fw, Some(&file), None)?;
-        cmd.stdin(Stdio::piped());
-        let mut child = qemu.spawn_lasting(cmd)?;
+        // A board that reads its first block from standard input gets it there, as the
+        // next ones; the others find it in RAM.
+        let in_ram = fw.board.config == ConfigIn::Ram;
+        let mut cmd = qemu.command(fw, in_ram.then_some(file.as_path()), None)?;
+        cmd.cmd.stdin(Stdio::piped());
+        let (mut child, out) = cmd.start(|cmd| qemu.spawn_lasting(cmd))?;
         self.boots
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let input = child.stdin.take();
-        let mut out = child.stdout.take().expect("piped stdout");
         let mut err = child.stderr.take().expect("piped stderr");
-        let (send, output) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut chunk = vec![0u8; 64 << 10];
-            loop {
-                match out.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if send.send(chunk[..n].to_vec()).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
+        let output = chunks(out);
+        let app = child.stdout.take().map(AppText::new);
         let stderr = std::thread::spawn(move || {
             let mut buf = Vec::new();
             let _ = (&mut err).take(1 << 20).read_to_end(&mut buf);
@@ -135,15 +129,82 @@ impl Sessions {
             let _ = std::io::copy(&mut err, &mut std::io::sink());
             String::from_utf8_lossy(&buf).into_owned()
         });
-        Ok(Session {
+        let mut session = Session {
             child,
             input,
             output,
+            app,
             stderr: Some(stderr),
             pending: Vec::new(),
             _block: dir,
-        })
+        };
+        if !in_ram {
+            // A QEMU that cannot take it has ended: its run says why.
+            let _ = session.send(block);
+        }
+        Ok(session)
     }
+}
+
+/// The application's text on QEMU's standard output, read without blocking. QEMU writes it
+/// (a semihosting write) before the guest goes on, so when a run's `RunEnd` frame has come
+/// on the frame pipe, everything the run printed is in this pipe already: draining it then
+/// gives the run exactly its own text, however the two pipes were read.
+struct AppText {
+    out: std::process::ChildStdout,
+    /// The current run's text (at most [`super::qemu::APP_OUTPUT_MAX`] bytes; the rest is
+    /// read and dropped, so that QEMU never blocks on the pipe).
+    run: Vec<u8>,
+}
+
+impl AppText {
+    fn new(out: std::process::ChildStdout) -> AppText {
+        process::set_nonblocking(&out);
+        AppText {
+            out,
+            run: Vec::new(),
+        }
+    }
+
+    /// Reads what the pipe holds now, or (`to_end`) up to its end.
+    fn drain(&mut self, to_end: bool) {
+        let mut chunk = [0u8; 16 << 10];
+        loop {
+            match self.out.read(&mut chunk) {
+                Ok(0) => return,
+                Ok(n) => {
+                    let room =
+                        (super::qemu::APP_OUTPUT_MAX as usize).saturating_sub(self.run.len());
+                    self.run.extend_from_slice(&chunk[..n.min(room)]);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && to_end => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// Reads `out` on a thread of its own, in chunks as they come (the receiver is disconnected
+/// at its end).
+fn chunks(mut out: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
+    let (send, chunks) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut chunk = vec![0u8; 64 << 10];
+        loop {
+            match out.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if send.send(chunk[..n].to_vec()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    chunks
 }
 
 impl Drop for Sessions {
@@ -200,6 +261,9 @@ impl Session {
             if served_on.is_some() {
                 break;
             }
+            if let Some(app) = self.app.as_mut() {
+                app.drain(false);
+            }
             if process::stopping() {
                 process::kill(&mut self.child);
                 return Err(JostleError::Interrupted);
@@ -230,7 +294,8 @@ impl Session {
             stdout.truncate(end);
             return Ok(Served {
                 raw: RawRun {
-                    stdout,
+                    frames: stdout,
+                    app_output: self.app_output(false),
                     exit_code: None,
                     timed_out: false,
                     over_limit: None,
@@ -261,7 +326,8 @@ impl Session {
             .unwrap_or_default();
         Ok(Served {
             raw: RawRun {
-                stdout,
+                frames: stdout,
+                app_output: self.app_output(true),
                 exit_code,
                 timed_out,
                 over_limit,
@@ -270,6 +336,20 @@ impl Session {
             },
             served_on: false,
         })
+    }
+
+    /// What the application printed during the run that just ended: everything in its pipe
+    /// now, or up to its end when QEMU has ended (`to_end`).
+    fn app_output(&mut self, to_end: bool) -> Vec<u8> {
+        let Some(app) = self.app.as_mut() else {
+            return Vec::new();
+        };
+        app.drain(to_end);
+        let text = std::mem::take(&mut app.run);
+        if to_end {
+            self.app = None;
+        }
+        text
     }
 
     /// Ends the boot: its input closes (the firmware exits) and QEMU is killed and reaped.

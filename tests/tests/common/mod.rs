@@ -277,6 +277,27 @@ pub fn crate_example(bin: &str, host: bool) -> PathBuf {
     }
 }
 
+/// A test application of `tests/apps/NAME` (a project of its own, as a user's is), built
+/// for QEMU once per test process: the ELF of its binary `NAME`.
+pub fn test_app(name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let dir = target_dir().join("apps");
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if !built.iter().any(|b| b == name) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(&cargo)
+            .current_dir(workspace().join("tests").join("apps").join(name))
+            .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
+            .arg("--target-dir")
+            .arg(&dir)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building tests/apps/{name} failed");
+        built.push(name.to_owned());
+    }
+    dir.join("thumbv7m-none-eabi").join("release").join(name)
+}
+
 /// Runs `scripts/<script>` with `args` in the benchmarks' own target directory (the outer
 /// cargo's lock is not waited on, and the release tool is built once for every benchmark),
 /// checks that it exits 0, and returns its standard output.

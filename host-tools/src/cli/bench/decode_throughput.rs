@@ -22,7 +22,7 @@ pub(crate) fn decode_throughput(
     let (mut frames, mut events, mut rounds) = (0usize, 0usize, 0u32);
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(1) || rounds < 3 {
-        let decoded = decoder.decode_all(&raw.stdout);
+        let decoded = decoder.decode_all(&raw.frames);
         if let Some(e) = decoded.error {
             return Err(e.into());
         }
@@ -39,8 +39,8 @@ pub(crate) fn decode_throughput(
         "decode       defmt frames -> typed events: {:.0} frames/s (goal >= 2000000), {:.0} events/s, {:.1} MB/s ({} bytes x {rounds})",
         frames as f64 / secs,
         events as f64 / secs,
-        (raw.stdout.len() as f64 * f64::from(rounds)) / secs / 1e6,
-        raw.stdout.len()
+        (raw.frames.len() as f64 * f64::from(rounds)) / secs / 1e6,
+        raw.frames.len()
     );
     Ok(())
 }

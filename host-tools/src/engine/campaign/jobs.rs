@@ -297,6 +297,7 @@ mod tests {
             sites: Default::default(),
             locations: Default::default(),
             logs: Vec::new(),
+            app_output: String::new(),
             outcome: Some(Outcome::Verdict(verdict)),
             steps: 0,
             panic: None,

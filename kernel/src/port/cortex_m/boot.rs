@@ -75,6 +75,24 @@ fn batch_continues(crc: u32) -> bool {
     }
 }
 
+/// Does the RAM block hold a block (its magic), whatever its checksum says?
+pub fn ram_block_present() -> bool {
+    let first = copy(&raw const JOSTLE_CONFIG as *const u32);
+    first[..4] == crate::config::MAGIC.to_le_bytes()
+}
+
+/// Writes `block` as the RAM block, for a boot's first run (its checksum is checked as any
+/// first run's is).
+pub fn write_ram_block(block: &[u8; BLOCK_LEN]) {
+    let ram = &raw mut JOSTLE_CONFIG as *mut u32;
+    for (i, w) in block.chunks_exact(4).enumerate() {
+        let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        // SAFETY: the RAM block is BLOCK_LEN bytes of word-aligned RAM only the host and
+        // this module write.
+        unsafe { ram.add(i).write_volatile(word) };
+    }
+}
+
 /// Clears the RAM block's magic after the boot's last run.
 pub fn consume_ram_block() {
     // SAFETY: the block's first word is plain RAM; nothing reads it again in this boot.
@@ -103,13 +121,7 @@ pub fn batch_index(crc: u32, runs: u32) -> u32 {
 /// the restart. When its checksum holds, the restart is the boot's next run (which then
 /// does not check the checksum again); otherwise it is a first run, which refuses the block.
 pub fn serve(block: &[u8; BLOCK_LEN]) {
-    let ram = &raw mut JOSTLE_CONFIG as *mut u32;
-    for (i, w) in block.chunks_exact(4).enumerate() {
-        let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-        // SAFETY: the RAM block is BLOCK_LEN bytes of word-aligned RAM only the host and
-        // this function write.
-        unsafe { ram.add(i).write_volatile(word) };
-    }
+    write_ram_block(block);
     if let Some(crc) = crate::config::block_checksum(block) {
         // Any run index above 0: the next run is not the boot's first. A served run's
         // seed and reported index are its block's (see `run_index`).

@@ -289,6 +289,19 @@ struct Boot {
     next_block: Option<NextBlock>,
 }
 
+/// For a board whose boots get their first block from the host the way every served block
+/// comes (descriptor `config=stdin`: its RAM block is a static the host cannot write before
+/// the boot): reads one with `next_block` into the RAM block when none is there. A warm
+/// restart finds the block the last run was given, and reads nothing.
+pub fn take_first_block(next_block: NextBlock) {
+    if !boot::ram_block_present() {
+        let mut block = [0u8; crate::config::BLOCK_LEN];
+        if next_block(&mut block) {
+            boot::write_ram_block(&block);
+        }
+    }
+}
+
 /// [`start_with_interrupts`], on a board that can read blocks from the host as the runs
 /// go: a block with `runs` [`SERVED`] has the board read each next run's block with
 /// `next_block`, so that one boot serves any number of runs.

@@ -1,7 +1,7 @@
-//! defmt global logger over semihosting: one `SYS_WRITE` per frame.
+//! defmt global logger over semihosting: one `SYS_WRITE` per frame, to the frame channel
+//! ([`crate::write_frames`]: the host's pipe on fd 3, else QEMU's standard output).
 
 use core::cell::UnsafeCell;
-use semihosting::io::Write;
 
 /// Frames longer than this are written in several pieces.
 const BUF_LEN: usize = 256;
@@ -10,7 +10,6 @@ struct State {
     encoder: defmt::Encoder,
     taken: bool,
     token: critical_section::RestoreState,
-    stdout: Option<semihosting::io::Stdout>,
     /// Encoded bytes of the frame being written.
     buf: [u8; BUF_LEN],
     len: usize,
@@ -25,7 +24,6 @@ static STATE: Global = Global(UnsafeCell::new(State {
     encoder: defmt::Encoder::new(),
     taken: false,
     token: critical_section::RestoreState::invalid(),
-    stdout: None,
     buf: [0; BUF_LEN],
     len: 0,
 }));
@@ -38,14 +36,8 @@ fn flush(state: &mut State) {
     // against the MPU by the first address of each 1 KiB page, so a guard that starts a page
     // would fail the call (and lose the frame) whenever its parameter block, on the task's
     // stack, lies in that page (see `jostle_kernel::port::unguarded`).
-    jostle_kernel::port::unguarded(|| {
-        if state.stdout.is_none() {
-            state.stdout = semihosting::io::stdout().ok();
-        }
-        if let Some(out) = state.stdout.as_mut() {
-            let _ = out.write_all(&state.buf[..state.len]);
-        }
-    });
+    let len = state.len.min(BUF_LEN);
+    jostle_kernel::port::unguarded(|| crate::write_frames(&state.buf[..len]));
     state.len = 0;
 }
 
@@ -53,7 +45,7 @@ fn push(state: *mut State, data: &[u8]) {
     // SAFETY: called only between acquire and release, inside the critical section.
     let state = unsafe { &mut *state };
     for &b in data {
-        if state.len == BUF_LEN {
+        if state.len >= BUF_LEN {
             flush(state);
         }
         state.buf[state.len] = b;
@@ -76,12 +68,14 @@ unsafe impl defmt::Logger for Logger {
         let state = STATE.0.get();
         // SAFETY: inside the critical section; single core.
         unsafe {
-            if (*state).taken {
-                // A fault interrupted a frame: drop its unsent bytes so that the fault
-                // report is a clean frame. (A frame longer than the buffer that was partly
-                // sent shows up on the host as one malformed frame.)
-                (*state).len = 0;
-            } else {
+            // A frame starts with nothing buffered: a fault that interrupted a frame leaves
+            // its unsent bytes (dropped, so that the fault report is a clean frame; a frame
+            // longer than the buffer that was partly sent shows up on the host as one
+            // malformed frame), and a task's overflowing stack may have written here (the
+            // state is in `.data`, below the stacks: a frame larger than a stack's guard can
+            // skip it).
+            (*state).len = 0;
+            if !(*state).taken {
                 (*state).token = token;
             }
             (*state).taken = true;

@@ -1,15 +1,14 @@
 //! Feature `rtt`: reads `defmt-rtt`'s up channel 0 the way a probe does (the SEGGER RTT
 //! control block at `_SEGGER_RTT`: the channel's buffer, size, write and read offsets) and
-//! writes the unread bytes to QEMU's stdout.
+//! writes the unread bytes to the frame channel ([`crate::frame_channel`]).
 
 use defmt_rtt as _;
-use semihosting::io::Write;
 
 unsafe extern "C" {
     static _SEGGER_RTT: u8;
 }
 
-/// Copies the unread part of up channel 0 to stdout.
+/// Copies the unread part of up channel 0 to the frame channel.
 pub fn write_out() {
     // SAFETY: `_SEGGER_RTT` is defmt-rtt's control block: 16 id bytes, two channel counts,
     // then up channel 0's descriptor (name, buffer, size, write, read, flags), all words.
@@ -18,14 +17,11 @@ pub fn write_out() {
         let word = |offset: usize| (cb.add(offset) as *const u32).read_volatile();
         let (buf, size) = (word(28) as *const u8, word(32) as usize);
         let (write, mut read) = (word(36) as usize, word(40) as usize);
-        let Ok(mut out) = semihosting::io::stdout() else {
-            return;
-        };
         while read != write && size > 0 {
             // Up to the write offset, or to the end of the ring first.
             let end = if write > read { write } else { size };
             let bytes = core::slice::from_raw_parts(buf.add(read), end - read);
-            let _ = out.write_all(bytes);
+            crate::write_frames(bytes);
             read = end % size;
         }
     }
