@@ -47,9 +47,15 @@ pub enum Firing {
         /// Firings per run.
         max: u8,
     },
-    /// A peripheral's line whose handler firmware also pends: once per request (as
-    /// [`Firing::Requested`]), and besides spontaneously, at most `max` times per run (as
-    /// [`Firing::Spontaneous`]). An RTIC hardware task.
+    /// An interrupt line firmware pends itself (`NVIC::pend`, RTIC's `pend` and spawns):
+    /// once per request, and as soon as it can, as the NVIC takes a pended line at once
+    /// when it is more urgent than the running context and unmasked (else when it becomes
+    /// so: at the mask's release, or when the more urgent contexts return). An RTIC
+    /// dispatcher.
+    Pended,
+    /// A peripheral's line whose handler firmware also pends: once per pend, as soon as it
+    /// can (as [`Firing::Pended`]), and besides spontaneously, at most `max` times per run
+    /// (as [`Firing::Spontaneous`]). An RTIC hardware task.
     Hardware {
         /// Spontaneous firings per run.
         max: u8,
@@ -68,8 +74,14 @@ impl Firing {
     pub const fn spontaneous_max(self) -> Option<u8> {
         match self {
             Firing::Spontaneous { max } | Firing::Hardware { max } => Some(max),
-            Firing::Requested | Firing::Polled { .. } => None,
+            Firing::Requested | Firing::Pended | Firing::Polled { .. } => None,
         }
+    }
+
+    /// Does a request fire as soon as the source can fire (a pend by firmware itself),
+    /// rather than after a delay drawn from the seed (a peripheral's completion)?
+    pub const fn pends_at_once(self) -> bool {
+        matches!(self, Firing::Pended | Firing::Hardware { .. })
     }
 }
 

@@ -2,38 +2,23 @@
 #![no_std]
 #![warn(missing_docs)]
 
-mod logger;
+pub use jostle_board_qemu::*;
 
-pub use jostle_kernel;
+// What the host needs to run this ELF without a board flag (see `jostle_kernel::descriptor`;
+// `jostle-board-qemu` adds where the frames go and how the block comes in).
+jostle_board_qemu::jostle_kernel::board_descriptor!(
+    board = "lm3s6965evb",
+    machine = "lm3s6965evb",
+    cpu = "cortex-m3",
+    target = "thumbv7m-none-eabi",
+);
 
-/// Ends the run: exits QEMU with `code` (semihosting).
-pub fn exit(code: u8) -> ! {
-    semihosting::process::exit(code as i32)
-}
-
-/// Starts the kernel with the running thread (the framework's `main`) as task 0, at the
-/// framework's first call into its Jostle stand-in; a served boot reads each next run's
-/// block from QEMU's standard input ([`next_block`]).
+/// Starts the kernel with the running thread (a framework's `main`) as task 0, at the
+/// framework's first call into its Jostle stand-in (contract R2): each boot's first block
+/// comes over semihosting's standard input (feature `config-static`), a served boot's next
+/// ones too ([`next_block`]).
 pub fn adopt() {
-    jostle_kernel::port::adopt(exit, Some(next_block));
+    #[cfg(feature = "config-static")]
+    jostle_board_qemu::jostle_kernel::port::take_first_block(next_block);
+    jostle_board_qemu::jostle_kernel::port::adopt(exit, Some(next_block));
 }
-
-/// Reads a served boot's next block from semihosting's standard input (QEMU's, which the
-/// host writes); `false` when the input ends before a whole block.
-fn next_block(block: &mut [u8; jostle_kernel::config::BLOCK_LEN]) -> bool {
-    use semihosting::io::Read;
-    let Ok(mut input) = semihosting::io::stdin() else {
-        return false;
-    };
-    let mut got = 0;
-    while got < block.len() {
-        match input.read(&mut block[got..]) {
-            Ok(0) | Err(_) => return false,
-            Ok(n) => got += n,
-        }
-    }
-    true
-}
-
-// The kernel's HardFault and DefaultHandler (a line nobody registered).
-jostle_kernel::exception_handlers!(exit);

@@ -22,9 +22,41 @@ pub(crate) struct NewArgs {
     pub(crate) jostle_git: Option<String>,
     /// An Embassy application instead (`#[embassy_executor::main]`, tasks, embassy-sync,
     /// embassy-time), with Jostle's `embassy-executor` and `portable-atomic` patched in.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "rtic")]
     pub(crate) embassy: bool,
+    /// An RTIC application instead (`#[rtic::app]` for QEMU's lm3s6965evb, hardware and
+    /// software tasks, locks), with Jostle's `rtic` and `portable-atomic` patched in.
+    #[arg(long)]
+    pub(crate) rtic: bool,
 }
+
+/// The RTIC template's files (`--rtic`): where each goes, and its text.
+const RTIC_TEMPLATE: [(&str, &str); 6] = [
+    (
+        "Cargo.toml",
+        include_str!("../../../templates/rtic/Cargo.toml.template"),
+    ),
+    (
+        ".cargo/config.toml",
+        include_str!("../../../templates/firmware/.cargo/config.toml"),
+    ),
+    (
+        "rust-toolchain.toml",
+        include_str!("../../../templates/firmware/rust-toolchain.toml"),
+    ),
+    (
+        "src/main.rs",
+        include_str!("../../../templates/rtic/src/main.rs"),
+    ),
+    (
+        "README.md",
+        include_str!("../../../templates/rtic/README.md"),
+    ),
+    (
+        ".gitignore",
+        include_str!("../../../templates/rtic/.gitignore"),
+    ),
+];
 
 /// The Embassy template's files (`--embassy`): where each goes, and its text.
 const EMBASSY_TEMPLATE: [(&str, &str); 6] = [
@@ -197,25 +229,9 @@ fn files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
 /// `portable-atomic` next to the `jostle` crate the dependency names (`{ path = … }` or
 /// `{ git = … }`).
 fn embassy_files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
-    let shim = |crate_dir: &str| {
-        match dependency.strip_prefix("{ path = ") {
-            // `…/jostle` → `…/shims/<crate>`.
-            Some(path) => {
-                let path = path.trim_end_matches(" }");
-                let jostle_dir = path.trim_matches('"');
-                let root = Path::new(jostle_dir).parent().unwrap_or(Path::new("."));
-                format!(
-                    "{{ path = {} }}",
-                    toml_string(&root.join("shims").join(crate_dir).display().to_string())
-                )
-            }
-            // A git repository: cargo finds the crate by its name in it.
-            None => dependency.to_owned(),
-        }
-    };
-    let executor = shim("embassy-executor");
-    let atomic = shim("portable-atomic");
-    let panic = shim("panic-semihosting");
+    let executor = shim(dependency, "embassy-executor");
+    let atomic = shim(dependency, "portable-atomic");
+    let panic = shim(dependency, "panic-semihosting");
     fill(
         &EMBASSY_TEMPLATE,
         &[
@@ -225,6 +241,39 @@ fn embassy_files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
             ("{{panic_semihosting}}", &panic),
         ],
     )
+}
+
+/// The RTIC project's files: the patch lines point at the shims `rtic` and
+/// `portable-atomic`, as for [`embassy_files`].
+fn rtic_files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
+    let rtic = shim(dependency, "rtic");
+    let atomic = shim(dependency, "portable-atomic");
+    fill(
+        &RTIC_TEMPLATE,
+        &[
+            ("{{name}}", name),
+            ("{{rtic}}", &rtic),
+            ("{{portable_atomic}}", &atomic),
+        ],
+    )
+}
+
+/// The patch of the shim in `shims/crate_dir` next to the `jostle` crate `dependency` names.
+fn shim(dependency: &str, crate_dir: &str) -> String {
+    match dependency.strip_prefix("{ path = ") {
+        // `…/jostle` → `…/shims/<crate>`.
+        Some(path) => {
+            let path = path.trim_end_matches(" }");
+            let jostle_dir = path.trim_matches('"');
+            let root = Path::new(jostle_dir).parent().unwrap_or(Path::new("."));
+            format!(
+                "{{ path = {} }}",
+                toml_string(&root.join("shims").join(crate_dir).display().to_string())
+            )
+        }
+        // A git repository: cargo finds the crate by its name in it.
+        None => dependency.to_owned(),
+    }
 }
 
 /// `template`'s files with each placeholder replaced.
@@ -279,6 +328,8 @@ pub(crate) fn new(args: NewArgs) -> Result<u8, JostleError> {
     let (dependency, source) = dependency(&args)?;
     let written = if args.embassy {
         embassy_files(&args.name, &dependency)
+    } else if args.rtic {
+        rtic_files(&args.name, &dependency)
     } else {
         files(&args.name, &dependency)
     };
@@ -292,14 +343,25 @@ pub(crate) fn new(args: NewArgs) -> Result<u8, JostleError> {
             .map_err(|e| JostleError::io(format!("writing {}", path.display()), e))?;
     }
     let elf = format!("target/thumbv7m-none-eabi/release/{}", args.name);
+    let kind = if args.embassy {
+        "Embassy"
+    } else if args.rtic {
+        "RTIC"
+    } else {
+        "firmware"
+    };
     println!(
-        "created {} project `{}` in {} (jostle from {source})",
-        if args.embassy { "Embassy" } else { "firmware" },
+        "created {kind} project `{}` in {} (jostle from {source})",
         args.name,
         dir.display()
     );
     println!("  cd {}", dir.display());
-    println!("  cargo build --release     # {elf}, for QEMU's mps2-an385");
+    let machine = if args.rtic {
+        "lm3s6965evb"
+    } else {
+        "mps2-an385"
+    };
+    println!("  cargo build --release     # {elf}, for QEMU's {machine}");
     println!("  cargo run --release       # a campaign on it: jostle campaign {elf}");
     if !jostle_on_path() {
         println!(
@@ -388,6 +450,31 @@ mod tests {
             assert!(!cargo.contains("jostle ="), "{cargo}");
             let main = &all.iter().find(|(p, _)| *p == "src/main.rs").unwrap().1;
             assert!(main.contains("#[embassy_executor::main]"));
+        }
+    }
+
+    #[test]
+    fn an_rtic_project_patches_in_rtic_and_portable_atomic_beside_the_jostle_crate() {
+        for (dependency, rtic) in [
+            (
+                "{ path = \"/j/jostle\" }",
+                "rtic = { path = \"/j/shims/rtic\" }",
+            ),
+            (
+                "{ git = \"https://example.org/jostle\" }",
+                "rtic = { git = \"https://example.org/jostle\" }",
+            ),
+        ] {
+            let all = rtic_files("fw", dependency);
+            for (path, text) in &all {
+                assert!(!text.contains("{{"), "{path} keeps a placeholder");
+            }
+            let cargo = &all.iter().find(|(p, _)| *p == "Cargo.toml").unwrap().1;
+            assert!(cargo.contains(rtic), "{cargo}");
+            assert!(cargo.contains("portable-atomic = "), "{cargo}");
+            assert!(!cargo.contains("critical-section-single-core\""), "{cargo}");
+            let main = &all.iter().find(|(p, _)| *p == "src/main.rs").unwrap().1;
+            assert!(main.contains("#[rtic::app(device = lm3s6965"));
         }
     }
 

@@ -95,8 +95,8 @@ impl Lines {
             let function = frame
                 .function
                 .as_ref()
-                .and_then(|f| f.demangle().ok())
-                .map(Cow::into_owned)
+                .and_then(|f| f.raw_name().ok())
+                .map(|raw| format!("{:#}", rustc_demangle::demangle(&raw)))
                 .unwrap_or_default();
             let Some(loc) = frame.location else { continue };
             let (Some(file), Some(line)) = (loc.file, loc.line) else {
@@ -107,7 +107,7 @@ impl Lines {
                 line,
                 col: loc.column.unwrap_or(1).max(1),
             };
-            if !framework_function(&function) {
+            if is_app_file(file) && !framework_function(&function) {
                 return Some(here);
             }
             outer = Some((file.to_owned(), here));

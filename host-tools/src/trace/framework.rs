@@ -49,8 +49,16 @@ fn split_path(path: &str) -> Vec<&str> {
 }
 
 /// The user's name of a data symbol that is a framework's resource (`counter` for
-/// `app::__rtic_internal_shared_resource_counter`), if it is one.
+/// `app::__rtic_internal_shared_resource_counter`) or task (`worker` for its executor,
+/// `app::__rtic_internal_worker_EXEC`), if it is one.
 pub fn resource_name(symbol: &str) -> Option<String> {
+    if let Some(task) = split_path(symbol)
+        .pop()
+        .and_then(|s| s.strip_prefix("__rtic_internal_"))
+        .and_then(|s| s.strip_suffix("_EXEC"))
+    {
+        return Some(task.to_owned());
+    }
     const PREFIXES: [&str; 2] = [
         "__rtic_internal_shared_resource_",
         "__rtic_internal_local_resource_",
@@ -97,5 +105,9 @@ mod tests {
             Some("buf+4")
         );
         assert_eq!(resource_name("fw::app::STATE"), None);
+        assert_eq!(
+            resource_name("fw::app::__rtic_internal_worker_EXEC").as_deref(),
+            Some("worker")
+        );
     }
 }

@@ -24,7 +24,10 @@ impl<K: Sink> Core<K> {
             let (enabled, alive) = self.enabled_tasks();
             if enabled.is_empty() {
                 // Before the run ends or deadlocks, what could still fire does: a handler
-                // may be what the blocked tasks wait for.
+                // may be what the blocked tasks wait for (a replayed firing first).
+                if let Some(i) = self.idle_firing() {
+                    return Next::Fire(i);
+                }
                 if let Some(i) = self.irq_to_fire(true, !alive) {
                     return Next::Fire(i);
                 }

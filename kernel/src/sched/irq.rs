@@ -32,6 +32,11 @@ pub use crate::interrupt::{Firing, IrqSource, MAX_IRQS};
 use crate::op::{ALL_IRQS, Op};
 use crate::task::TaskId;
 
+/// The context of code the port runs between steps, whose scheduling points are none (an
+/// application's timer handler the port calls to move virtual time on tick by tick): only
+/// the interrupt requests it makes take effect ([`Core::handler_point`]).
+pub const QUIET_CONTEXT: TaskId = 0xFE;
+
 /// The priority tasks run at: below every handler's (whose priorities are `u8`).
 pub const THREAD_PRIORITY: u16 = 0x100;
 
@@ -70,6 +75,21 @@ pub enum HandlerNext {
     Fire(u8),
     /// The run is over.
     End(Verdict),
+}
+
+/// Does `op` change something another context could see (what a spinning handler never
+/// does)?
+fn changes_something(op: &Op) -> bool {
+    match op {
+        Op::Write { .. }
+        | Op::Update { .. }
+        | Op::Signal { .. }
+        | Op::IrqRequest { .. }
+        | Op::Spawn { .. }
+        | Op::Release { .. } => true,
+        Op::AtomicAccess { kind, .. } => *kind != crate::op::AtomicKind::Load,
+        _ => false,
+    }
 }
 
 /// The context id of source `i`'s handler.
@@ -170,7 +190,7 @@ impl<K: Sink> Core<K> {
             && self.cs_holder.is_none()
             && (self.basepri == 0 || q.source.priority < self.basepri)
             && match q.source.firing {
-                Firing::Requested => q.pending,
+                Firing::Requested | Firing::Pended => q.pending,
                 Firing::Spontaneous { max } => q.fired < max,
                 Firing::Hardware { max } => q.pending || q.spontaneous < max,
                 Firing::Polled { .. } => false,
@@ -184,7 +204,7 @@ impl<K: Sink> Core<K> {
             && match q.source.firing {
                 Firing::Spontaneous { max } => q.fired.saturating_add(1) >= max,
                 Firing::Hardware { max } => !q.pending && q.spontaneous.saturating_add(1) >= max,
-                Firing::Requested | Firing::Polled { .. } => false,
+                Firing::Requested | Firing::Pended | Firing::Polled { .. } => false,
             }
     }
 
@@ -203,7 +223,7 @@ impl<K: Sink> Core<K> {
             let timely = asked || (q.due <= self.steps && !self.in_reserve(i));
             let kind_ok = !only_requested
                 || match q.source.firing {
-                    Firing::Requested => true,
+                    Firing::Requested | Firing::Pended => true,
                     Firing::Hardware { .. } => q.pending,
                     Firing::Spontaneous { .. } | Firing::Polled { .. } => false,
                 };
@@ -254,6 +274,18 @@ impl<K: Sink> Core<K> {
         if n == 0 {
             return None;
         }
+        let view = crate::strategy::View {
+            slots: &self.slots,
+            postponed: self.postponed,
+            step: self.steps,
+            targets: &self.targets,
+            tracker: &self.tracker,
+        };
+        if let Some(k) = self.strategy.poll_pick(ready, &view)
+            && ready & (1 << k) != 0
+        {
+            return Some(k);
+        }
         let k = if n == 1 || !self.draws_firings {
             0
         } else {
@@ -264,6 +296,30 @@ impl<K: Sink> Core<K> {
             bits &= bits - 1;
         }
         Some(bits.trailing_zeros() as u8)
+    }
+
+    /// Code the port runs in [`QUIET_CONTEXT`] stands for handler context `ctx` (its
+    /// requests are recorded as that context's).
+    pub fn quiet_as(&mut self, ctx: TaskId) {
+        self.quiet_as = ctx;
+    }
+
+    /// A source pended by firmware ([`Firing::pends_at_once`]) that can fire above the
+    /// running context now (after the pend, a mask's release, a critical section's end: the
+    /// port fires it before the context goes on, as the NVIC would).
+    pub fn due_firing(&self) -> Option<u8> {
+        let i = self.irq_to_fire(false, false)?;
+        let q = &self.irqs[i as usize];
+        (q.pending && q.source.firing.pends_at_once()).then_some(i)
+    }
+
+    /// The sources with a request pending, a bit per index.
+    pub fn pending_sources(&self) -> u32 {
+        self.irqs
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| q.pending)
+            .fold(0, |m, (i, _)| m | 1 << i)
     }
 
     /// The priority mask now in force (0: none).
@@ -310,7 +366,7 @@ impl<K: Sink> Core<K> {
                     q.due = u32::MAX;
                     None
                 }
-                Firing::Requested | Firing::Polled { .. } => None,
+                Firing::Requested | Firing::Pended | Firing::Polled { .. } => None,
             }
         };
         if let Some((max, reserved)) = spontaneous {
@@ -323,7 +379,18 @@ impl<K: Sink> Core<K> {
 
     /// Handler context `ctx` stops before `op`: a more urgent source may fire first;
     /// otherwise `op` executes at once (a handler is never postponed or switched out).
+    /// In [`QUIET_CONTEXT`] (code the port runs between steps) only a request takes effect,
+    /// recorded as the handler `quiet_as`'s; nothing else is a step or an event.
     pub fn handler_point(&mut self, ctx: TaskId, op: Op) -> HandlerNext {
+        if ctx == QUIET_CONTEXT {
+            if let Op::IrqRequest { .. } = op {
+                self.execute_irq_op(&op);
+                if let Some(event) = op.event(self.quiet_as) {
+                    self.record(event);
+                }
+            }
+            return HandlerNext::Run;
+        }
         if let Some(i) = irq_of(ctx) {
             self.irqs[i as usize].pending_op = Some(op);
         }
@@ -372,7 +439,14 @@ impl<K: Sink> Core<K> {
             self.abort(Verdict::StepLimit);
             return HandlerNext::End(Verdict::StepLimit);
         }
-        self.handler_steps += 1;
+        // Steps that change nothing another context could see count towards the spin bound;
+        // one that does (a write, a request, a signal) is progress (a handler doing real
+        // work for long, an RTIC task's loop of locked updates, is no spin).
+        self.handler_steps = if changes_something(&op) {
+            0
+        } else {
+            self.handler_steps + 1
+        };
         let blocked = match op {
             Op::Acquire { l, .. } if self.locks.contains_key(&l) => Some((WaitKind::Lock, l)),
             Op::Join { child, .. } if !self.is_done(child) => {
@@ -405,14 +479,16 @@ impl<K: Sink> Core<K> {
             Op::IrqRequest { i, .. }
                 if (i as usize) < self.irqs.len() && !self.irqs[i as usize].pending =>
             {
-                let due = self.draw_due(self.irq_horizon);
+                // A pend by firmware fires as soon as the source can (not drawn, so the same
+                // under every strategy); a peripheral's request after a drawn delay.
+                let due = if self.irqs[i as usize].source.firing.pends_at_once() {
+                    self.steps
+                } else {
+                    self.draw_due(self.irq_horizon)
+                };
                 let q = &mut self.irqs[i as usize];
                 q.pending = true;
-                // A hardware line keeps an earlier spontaneous firing step.
-                q.due = match q.source.firing {
-                    Firing::Hardware { .. } => q.due.min(due),
-                    _ => due,
-                };
+                q.due = due;
                 // An async task's request pends its dispatcher too (its waker does both).
                 if let Firing::Polled { by } = q.source.firing {
                     self.execute_irq_op(&Op::IrqRequest { s: 0, i: by });
@@ -443,6 +519,21 @@ impl<K: Sink> Core<K> {
         self.refresh_lean();
     }
 
+    /// The firing the strategy wants when no task can run (a replayed one), if that source
+    /// can fire now.
+    pub(super) fn idle_firing(&mut self) -> Option<u8> {
+        let view = crate::strategy::View {
+            slots: &self.slots,
+            postponed: self.postponed,
+            step: self.steps,
+            targets: &self.targets,
+            tracker: &self.tracker,
+        };
+        let i = self.strategy.idle_fire(&view)?;
+        ((i as usize) < self.irqs.len() && self.eligible(i as usize, self.context_priority()))
+            .then_some(i)
+    }
+
     /// Fires source `i` at the next decision (a strategy's request), if it is eligible
     /// above the running context; returns whether it is.
     pub(super) fn fire_soon(&mut self, i: u8) -> bool {
@@ -469,6 +560,9 @@ impl<K: Sink> Core<K> {
         self.apply(ctx, &op);
         if self.tracking {
             self.tracker.after_access(ctx, &op, &self.targets);
+        }
+        if self.analyzing {
+            self.strategy.handler_executed(ctx, &op);
         }
         self.steps += 1;
         if op.level() <= self.trace

@@ -157,6 +157,8 @@ pub struct Core<K: Sink> {
     handler_steps: u32,
     /// Handler entries so far.
     irq_entered: u32,
+    /// The handler context whose requests code in `irq::QUIET_CONTEXT` makes.
+    quiet_as: TaskId,
     /// Held locks and their holders.
     locks: crate::fixed::LinearMap<u32, TaskId, MAX_LOCKS>,
     /// Pending signal counts (entries with count 0 are removed).
@@ -221,6 +223,7 @@ impl<K: Sink> Core<K> {
             fire_next: None,
             handler_steps: 0,
             irq_entered: 0,
+            quiet_as: 0,
             now: 0,
             timers: crate::fixed::LinearMap::new(),
             sleepers: crate::fixed::LinearMap::new(),
@@ -269,6 +272,7 @@ impl<K: Sink> Core<K> {
             fire_next,
             handler_steps,
             irq_entered,
+            quiet_as,
             now,
             timers,
             sleepers,
@@ -325,6 +329,7 @@ impl<K: Sink> Core<K> {
         *fire_next = None;
         *handler_steps = 0;
         *irq_entered = 0;
+        *quiet_as = 0;
         *now = 0;
         timers.clear();
         sleepers.clear();

@@ -59,6 +59,16 @@ impl<K: Sink> Core<K> {
         }
     }
 
+    /// Moves the clock on by `ticks` (a tick source the port drives tick by tick while
+    /// nothing else can happen: an application's SysTick monotonic), recorded as a
+    /// `TimeAdvance`.
+    pub fn tick_clock(&mut self, ticks: u64) {
+        if ticks > 0 {
+            self.now = self.now.saturating_add(ticks);
+            self.record(Event::TimeAdvance { now: self.now });
+        }
+    }
+
     /// Removes timer `key`, if set.
     pub fn cancel_timer(&mut self, key: u32) {
         self.timers.remove(&key);

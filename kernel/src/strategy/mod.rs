@@ -123,6 +123,23 @@ pub trait Strategy {
         None
     }
 
+    /// Handler context `ctx` executed `op` (the handlers' [`Strategy::analyze`], for a
+    /// strategy that counts every context's operations: Schedule). Default: nothing.
+    fn handler_executed(&mut self, _ctx: TaskId, _op: &Op) {}
+
+    /// No task can run: `Some(i)` fires source `i` now, if it can fire, rather than the most
+    /// urgent source that can (a recorded firing, replayed). Default: none.
+    fn idle_fire(&mut self, _view: &View<'_>) -> Option<u8> {
+        None
+    }
+
+    /// A dispatcher polls next one of the async tasks `ready` (a bit per source index):
+    /// `Some(i)` polls `i` (a recorded pick, replayed); `None` leaves the pick to the seed.
+    /// Default: none.
+    fn poll_pick(&mut self, _ready: u32, _view: &View<'_>) -> Option<u8> {
+        None
+    }
+
     /// Task `t` may be spinning: it yielded (when [`Strategy::SEES_YIELDS`]) or a
     /// compare-and-swap of its failed. A strategy that would otherwise keep running a
     /// spinning task (PCT) lets the others go. Default: nothing.
@@ -274,6 +291,27 @@ macro_rules! registry {
             pub fn handler_fire(&mut self, ctx: TaskId, op: &Op, view: &View<'_>) -> Option<u8> {
                 match self {
                     $( AnyStrategy::$variant(s) => s.handler_fire(ctx, op, view), )*
+                }
+            }
+
+            /// See [`Strategy::handler_executed`].
+            pub fn handler_executed(&mut self, ctx: TaskId, op: &Op) {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.handler_executed(ctx, op), )*
+                }
+            }
+
+            /// See [`Strategy::idle_fire`].
+            pub fn idle_fire(&mut self, view: &View<'_>) -> Option<u8> {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.idle_fire(view), )*
+                }
+            }
+
+            /// See [`Strategy::poll_pick`].
+            pub fn poll_pick(&mut self, ready: u32, view: &View<'_>) -> Option<u8> {
+                match self {
+                    $( AnyStrategy::$variant(s) => s.poll_pick(ready, view), )*
                 }
             }
 

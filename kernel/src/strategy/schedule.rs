@@ -26,8 +26,20 @@
 //!
 //! Every decision and step is the strategy's (it counts each task's operations), so the
 //! kernel's lean path has no budget under it.
+//!
+//! Firmware that runs mostly in handlers (a framework's: RTIC's tasks are handlers, its
+//! async tasks sources polled by their dispatcher) anchors entries at handler contexts
+//! too: a [`role::FIRE_AT`] entry whose `A` is a handler context (`IRQ_CONTEXT + j`) means
+//! "when that handler, the context that executed last, has executed `n` operations (counted
+//! over all its firings)". Such an entry fires its source at a task's decision, at a
+//! handler's point ([`Strategy::handler_fire`]), when no task can run
+//! ([`Strategy::idle_fire`]), or picks the async task a dispatcher polls next
+//! ([`Strategy::poll_pick`]), whichever comes first at that anchor. Without an entry a
+//! dispatcher polls its lowest-indexed ready task.
 
 use super::{Check, Strategy, View};
+use crate::event::IRQ_CONTEXT;
+use crate::interrupt::MAX_IRQS;
 use crate::op::Op;
 use crate::rng::SchedRng;
 use crate::targets::{Breakpoint, MAX_BREAKPOINTS, aux, role, role_of};
@@ -38,8 +50,12 @@ use crate::task::{MAX_TASKS, TaskId, TaskSet};
 pub struct Schedule {
     /// Operations each task has executed.
     count: [u32; MAX_TASKS],
+    /// Operations each handler context has executed (over all its firings).
+    handler_count: [u32; MAX_IRQS],
     /// The task that executed last (the one whose decision it is).
     last: TaskId,
+    /// The context (task or handler) that executed last.
+    last_ctx: TaskId,
     /// Breakpoints (by index) whose firing has been made.
     fired: u16,
 }
@@ -78,17 +94,60 @@ impl Schedule {
     /// The entry of role `r` anchored at the current decision, not yet `used`: its index and
     /// the task or source it names.
     fn at_anchor(&self, view: &View<'_>, r: u8, used: u16) -> Option<(usize, u8)> {
-        let n = self.count[self.last as usize];
+        self.anchored(view, r, used, None, |_| true)
+    }
+
+    /// Operations context `a` (a task or a handler) has executed.
+    fn executed(&self, a: TaskId) -> Option<u32> {
+        match a.checked_sub(IRQ_CONTEXT) {
+            Some(j) => self.handler_count.get(j as usize).copied(),
+            None => self.count.get(a as usize).copied(),
+        }
+    }
+
+    /// The first entry of role `r`, not yet `used`, whose source or task passes `fits`,
+    /// anchored here: at handler `at` (its count) when given; else at the handler that
+    /// executed last, or at the task that executed last (their counts).
+    fn anchored(
+        &self,
+        view: &View<'_>,
+        r: u8,
+        used: u16,
+        at: Option<TaskId>,
+        fits: impl Fn(u8) -> bool,
+    ) -> Option<(usize, u8)> {
+        let here = |a: TaskId| match at {
+            Some(h) => a == h,
+            None => a == self.last || (a >= IRQ_CONTEXT && a == self.last_ctx),
+        };
         view.targets
             .breakpoints()
             .iter()
             .enumerate()
             .find_map(|(k, bp)| match Self::entry(bp) {
-                Some((er, a, en, x)) if er == r && a == self.last && en == n => {
-                    (used & (1 << k) == 0).then_some((k, x))
+                Some((er, a, en, x))
+                    if er == r
+                        && here(a)
+                        && self.executed(a) == Some(en)
+                        && used & (1 << k) == 0
+                        && fits(x) =>
+                {
+                    Some((k, x))
                 }
                 _ => None,
             })
+    }
+
+    /// A recorded firing anchored here (at handler `at`'s point when given), once.
+    fn fire_here(
+        &mut self,
+        view: &View<'_>,
+        at: Option<TaskId>,
+        fits: impl Fn(u8) -> bool,
+    ) -> Option<u8> {
+        let (k, i) = self.anchored(view, role::FIRE_AT, self.fired, at, fits)?;
+        self.fired |= 1 << k;
+        Some(i)
     }
 }
 
@@ -99,7 +158,9 @@ impl Strategy for Schedule {
     fn new(_params: [u32; 4], _rng: &mut SchedRng) -> Self {
         Schedule {
             count: [0; MAX_TASKS],
+            handler_count: [0; MAX_IRQS],
             last: 0,
+            last_ctx: 0,
             fired: 0,
         }
     }
@@ -126,11 +187,8 @@ impl Strategy for Schedule {
     /// A firing anchored here goes first (each entry once: the decision is made again after
     /// the handler returns, at the same anchor).
     fn check(&mut self, _t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> Check {
-        match self.at_anchor(view, role::FIRE_AT, self.fired) {
-            Some((k, i)) => {
-                self.fired |= 1 << k;
-                Check::FireFirst(i)
-            }
+        match self.fire_here(view, None, |_| true) {
+            Some(i) => Check::FireFirst(i),
             None => Check::Execute,
         }
     }
@@ -139,8 +197,35 @@ impl Strategy for Schedule {
         if let Some(c) = self.count.get_mut(t as usize) {
             *c = c.saturating_add(1);
             self.last = t;
+            self.last_ctx = t;
         }
         TaskSet::EMPTY
+    }
+
+    fn handler_executed(&mut self, ctx: TaskId, _op: &Op) {
+        if let Some(c) = ctx
+            .checked_sub(IRQ_CONTEXT)
+            .and_then(|j| self.handler_count.get_mut(j as usize))
+        {
+            *c = c.saturating_add(1);
+            self.last_ctx = ctx;
+        }
+    }
+
+    /// A firing anchored at the handler's point.
+    fn handler_fire(&mut self, ctx: TaskId, _op: &Op, view: &View<'_>) -> Option<u8> {
+        self.fire_here(view, Some(ctx), |_| true)
+    }
+
+    /// A firing anchored where no task can run.
+    fn idle_fire(&mut self, view: &View<'_>) -> Option<u8> {
+        self.fire_here(view, None, |_| true)
+    }
+
+    /// A recorded pick among `ready`, else the lowest-indexed (RTIC's order).
+    fn poll_pick(&mut self, ready: u32, view: &View<'_>) -> Option<u8> {
+        self.fire_here(view, None, |i| (i as u32) < 32 && ready & (1 << i) != 0)
+            .or(Some(ready.trailing_zeros() as u8).filter(|_| ready != 0))
     }
 
     /// Never decided without counting: to the general loop.

@@ -25,11 +25,16 @@ mod dispatch;
 pub mod executor;
 mod hooks;
 mod resource;
+mod wakers;
 
 #[cfg(feature = "jostle-lm3s6965evb")]
 use jostle_board_lm3s6965evb as board;
 #[cfg(not(feature = "jostle-lm3s6965evb"))]
 compile_error!("rtic (Jostle): choose one board feature: jostle-lm3s6965evb (the default)");
+
+// The host reads the ELF's framework: an application's own semihosting exit is its run's
+// end, its panic handler's text the panic (contract L4).
+jostle_kernel::board_descriptor!(framework = "rtic");
 
 pub use hooks::{NVIC, interrupt, pend, run, wfi};
 

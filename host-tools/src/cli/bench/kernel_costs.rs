@@ -130,24 +130,30 @@ fn run_checked(
     }
 }
 
-/// Instructions per poll step of an Embassy task (Jostle's `embassy-executor`): the
-/// `poll_cost` app of `examples/embassy` yields `N` times in one task, then in two tasks
-/// taking turns; SysTick under `-icount`, calibrated as `sched_cost` is. Printed beside a
-/// task's yield point (`task_point`, Random).
-pub(crate) fn poll_cost(args: &BenchArgs, task_point: f64) -> anyhow::Result<()> {
+/// Builds measuring app `bin` of the project `examples/<project>` (package `package`), runs
+/// it once on QEMU at the results level and returns the run with the instructions per
+/// SysTick tick its `cost calibration` line gives.
+fn measuring_app(
+    args: &BenchArgs,
+    project: &str,
+    package: &str,
+    bin: &str,
+) -> anyhow::Result<(RunOutcome, f64)> {
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .context("host-tools lives in the checkout")?
-        .join("examples/embassy/Cargo.toml");
-    let target_dir = args.firmware.target_dir.as_ref().map(|d| d.join("embassy"));
+        .join("examples")
+        .join(project)
+        .join("Cargo.toml");
+    let target_dir = args.firmware.target_dir.as_ref().map(|d| d.join(project));
     let path = jostle_host_tools::transport::build::cargo_build_project(
         &manifest,
-        "jostle-embassy-examples",
-        "poll_cost",
+        package,
+        bin,
         Some(jostle_host_tools::transport::build::QEMU_TARGET),
         target_dir.as_deref(),
     )
-    .context("poll_cost: the Embassy row needs the Jostle checkout (examples/embassy)")?;
+    .with_context(|| format!("{bin}: the row needs the Jostle checkout (examples/{project})"))?;
     let fw = jostle_host_tools::transport::load_firmware(&path)?;
     let outcome = run_checked(
         &fw,
@@ -156,13 +162,51 @@ pub(crate) fn poll_cost(args: &BenchArgs, task_point: f64) -> anyhow::Result<()>
             ..Config::default()
         },
     )?;
-    let field = |line: &str, name: &str| super::fields(line, name).next().unwrap_or(0.0);
     let cal = outcome
         .logs
         .iter()
         .find(|l| l.starts_with("cost calibration"))
-        .context("poll_cost printed no calibration")?;
-    let per_tick = field(cal, "instructions") / field(cal, "ticks").max(1.0);
+        .with_context(|| format!("{bin} printed no calibration"))?;
+    let field = |name: &str| super::fields(cal, name).next().unwrap_or(0.0);
+    let per_tick = field("instructions") / field("ticks").max(1.0);
+    Ok((outcome, per_tick))
+}
+
+/// Instructions per lock and per dispatched poll of an RTIC app (Jostle's `rtic`): the
+/// `cost` app of `examples/rtic` locks an uncontended resource `N` times (the lock and the
+/// unlock, each a scheduling point, and the section's read and write of the resource), then
+/// yields `N` times (each a wake, the dispatcher's pend and firing, and the task's poll).
+/// Printed beside a task's yield point (`task_point`, Random).
+pub(crate) fn rtic_cost(args: &BenchArgs, task_point: f64) -> anyhow::Result<()> {
+    let (outcome, per_tick) = measuring_app(args, "rtic", "jostle-rtic-examples", "cost")?;
+    let field = |line: &str, name: &str| super::fields(line, name).next().unwrap_or(0.0);
+    let per = |kind: &str, count: &str| {
+        outcome
+            .logs
+            .iter()
+            .find(|l| l.starts_with(&format!("cost {kind}")))
+            .map(|l| field(l, "ticks") * per_tick / field(l, count).max(1.0))
+            .with_context(|| format!("cost printed no {kind} line"))
+    };
+    println!(
+        "rtic lock     {:>7.1} instructions per lock (ceiling raised and restored: two scheduling points, the section's read and write of the resource) beside a task's yield point {task_point:>6.1}",
+        per("lock", "locks")?
+    );
+    println!(
+        "rtic poll     {:>7.1} instructions per dispatched poll (a self-wake: the dispatcher pended, fired, the task polled) beside a task's yield point {task_point:>6.1}",
+        per("poll", "polls")?
+    );
+    Ok(())
+}
+
+/// Instructions per poll step of an Embassy task (Jostle's `embassy-executor`): the
+/// `poll_cost` app of `examples/embassy` yields `N` times in one task, then in two tasks
+/// taking turns; SysTick under `-icount`, calibrated as `sched_cost` is. Printed beside a
+/// task's yield point (`task_point`, Random).
+pub(crate) fn poll_cost(args: &BenchArgs, task_point: f64) -> anyhow::Result<()> {
+    let (outcome, per_tick) =
+        measuring_app(args, "embassy", "jostle-embassy-examples", "poll_cost")?;
+    let field = |line: &str, name: &str| super::fields(line, name).next().unwrap_or(0.0);
     for line in outcome.logs.iter().filter(|l| l.starts_with("cost poll")) {
         let per_poll = field(line, "ticks") * per_tick / field(line, "polls").max(1.0);
         println!(

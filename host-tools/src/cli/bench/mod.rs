@@ -97,6 +97,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
     if wants(Part::Kernel) {
         let task_point = kernel_costs::kernel_costs(&args)?;
         kernel_costs::poll_cost(&args, task_point)?;
+        kernel_costs::rtic_cost(&args, task_point)?;
         restart_cost::restart_cost(&args)?;
         footprint::footprint(&fw.path)?;
     }

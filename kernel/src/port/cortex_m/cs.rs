@@ -48,5 +48,7 @@ unsafe impl critical_section::Impl for KernelCs {
             return;
         }
         super::point(Op::CsExit);
+        // What was pended inside the section fires now, as it would at the unmask.
+        super::settle();
     }
 }

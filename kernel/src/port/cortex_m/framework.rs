@@ -111,6 +111,12 @@ pub fn adopt(exit: fn(u8) -> !, next_block: Option<NextBlock>) {
 /// Panics past [`MAX_IRQS`] sources, naming the feature that raises the limit, and when the
 /// NVIC implements fewer priority levels than the sources use.
 pub fn register_irq(line: u16, source: IrqSource) -> u8 {
+    register_line(line, source)
+}
+
+/// [`register_irq`] for any line: an NVIC line, or one of the kernel's own (SysTick's, an
+/// async task's), which stays out of the NVIC.
+pub(super) fn register_line(line: u16, source: IrqSource) -> u8 {
     // SAFETY: called by the running context; no reference outlives the call.
     unsafe {
         let k = kernel();
@@ -123,12 +129,15 @@ pub fn register_irq(line: u16, source: IrqSource) -> u8 {
             unreachable!()
         };
         let _ = (*k).lines.push(line);
+        if super::systick::not_nvic(line) {
+            return i;
+        }
         nvic::disable(line);
         let ranked: crate::fixed::Vec<(u16, u8), MAX_IRQS> = lines(k)
             .iter()
             .copied()
             .zip((*k).core.irq_sources().map(|s| s.priority))
-            .filter(|&(l, _)| l != NO_LINE)
+            .filter(|&(l, _)| !super::systick::not_nvic(l))
             .collect();
         if !nvic::rank(&ranked) {
             panic!("no more distinct interrupt priorities than the NVIC implements");
@@ -196,6 +205,7 @@ pub fn register_polled(dispatcher: u8) -> u8 {
             .irq_sources()
             .nth(dispatcher as usize)
             .map_or(0, |s| s.priority);
+        // Every async task has the same (no) line: registered by index, not by line.
         crate::interrupt::check_declared(lines(k).len() + 1);
         let source = IrqSource {
             priority,
@@ -248,6 +258,20 @@ pub fn name_context(t: u8, name: &'static str) {
         (*kernel())
             .core
             .record_name(t, name.as_ptr() as usize as u32, name.len() as u32);
+    }
+}
+
+/// The least urgent hardware priority among the registered NVIC lines (0 without any).
+pub(super) fn least_urgent_line() -> u8 {
+    const IPR: *const u8 = 0xE000_E400 as *const u8;
+    // SAFETY: read by the running context; the NVIC's priority bytes of registered lines.
+    unsafe {
+        lines(kernel())
+            .iter()
+            .filter(|&&l| !super::systick::not_nvic(l))
+            .map(|&l| IPR.add(l as usize).read_volatile())
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -307,10 +331,67 @@ impl core::ops::Index<usize> for Preempted {
 // SAFETY: touched only by the running context (one core; a handler's slot by that handler).
 unsafe impl Sync for Preempted {}
 
+/// Fires, one after the other, the sources due now that can fire above the running
+/// context: after a pend, a mask's release or the end of a critical section, as the NVIC
+/// takes a pended line at once (not at the running context's next scheduling point). No
+/// step of its own.
+pub fn settle() {
+    // SAFETY: the running context; no reference outlives a call.
+    unsafe {
+        while let Some(i) = (*kernel()).core.due_firing() {
+            super::fire(i);
+        }
+    }
+}
+
 /// Task 0 waits at site `s` for an interrupt (a framework's idle loop, `wfi`): returns once
 /// a handler has run, or never when none can come (the run ends).
 pub fn idle(s: u32) {
     // SAFETY: read by the running task.
     let since = unsafe { (*kernel()).core.irq_entries() };
     point(Op::Idle { s, since });
+}
+
+unsafe extern "C" {
+    static __stext: u32;
+    static __etext: u32;
+}
+
+/// Up to four words just above the stack pointer that look like return addresses (odd, in
+/// the code), innermost first: where the running code was called from, for the host to
+/// resolve through the ELF's line tables (where an async task hands out its waker: its
+/// `.await`). A bounded scan of the main stack, which task 0 and the handlers share.
+#[inline(never)]
+pub fn return_addresses() -> crate::sched::wake::WaitAddrs {
+    let mut out = [0u32; 4];
+    let sp: usize;
+    // SAFETY: reads the stack pointer; the vector table's first word is the main stack's
+    // top; the linker symbols' addresses only are taken.
+    let (top, lo, hi) = unsafe {
+        core::arch::asm!("mov {}, sp", out(reg) sp);
+        let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
+        (
+            (vtor as *const u32).read_volatile() as usize,
+            &raw const __stext as usize as u32,
+            &raw const __etext as usize as u32,
+        )
+    };
+    let own = return_addresses as *const () as usize as u32 & !1;
+    let mut n = 0;
+    let mut at = sp & !3;
+    let end = top.min(at + 1024);
+    while at < end && n < out.len() {
+        // SAFETY: `at` lies between the stack pointer and the top of the main stack.
+        let word = unsafe { (at as *const u32).read_volatile() };
+        if word & 1 == 1
+            && (lo..hi).contains(&(word & !1))
+            && (word & !1) != own
+            && !out[..n].contains(&word)
+        {
+            out[n] = word;
+            n += 1;
+        }
+        at += 4;
+    }
+    out
 }

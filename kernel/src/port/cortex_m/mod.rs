@@ -12,6 +12,9 @@ mod cs;
 mod fault;
 mod framework;
 mod nvic;
+mod systick;
+mod vectors;
+mod watchdog;
 
 use super::{CANARY, CANARY_WORDS};
 use crate::config::{MAX_ARGS, SERVED};
@@ -29,9 +32,11 @@ use core::panic::{Location, PanicInfo};
 pub use fault::{FaultContext, report_hard_fault};
 pub use framework::{
     HandlerEntry, adopt, idle, irq_enter_active, irq_exit_active, name_context, next_poll,
-    poll_enter, poll_exit, prio_mask, register_irq, register_polled, set_firing, source_of,
-    source_priority,
+    poll_enter, poll_exit, prio_mask, register_irq, register_polled, return_addresses, set_firing,
+    settle, source_of, source_priority,
 };
+pub use systick::{MAX_QUIET_TICKS, adopt_systick, set_waiting};
+pub use watchdog::start as start_idle_watchdog;
 
 struct DefmtSink;
 
@@ -544,9 +549,13 @@ fn fire(i: u8) {
         let k = kernel();
         let irq = framework::line(i);
         let before = (*k).core.irq_entries();
-        (*k).firing = i;
-        nvic::fire(irq);
-        (*k).firing = framework::NOT_FIRING;
+        if systick::is_systick(irq) {
+            systick::tick(i);
+        } else {
+            (*k).firing = i;
+            nvic::fire(irq);
+            (*k).firing = framework::NOT_FIRING;
+        }
         if (*k).core.irq_entries() == before {
             // The NVIC did not take the exception: deciding again would fire it forever.
             panic!("interrupt line {} did not preempt when fired", irq);
@@ -714,7 +723,10 @@ pub fn value(v: u32, k: u8) {
     // SAFETY: as in `values_traced`; no reference outlives the call.
     unsafe {
         let me = (*kernel()).current;
-        (*kernel()).core.value(me, v, k);
+        // Code between steps (`QUIET_CONTEXT`) makes no events.
+        if me != crate::sched::irq::QUIET_CONTEXT {
+            (*kernel()).core.value(me, v, k);
+        }
     }
 }
 
@@ -724,7 +736,9 @@ pub fn cas_done(s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
     unsafe {
         let k = kernel();
         let me = (*k).current;
-        (*k).core.cas_outcome(me, s, a, ord, failure_ord, ok);
+        if me != crate::sched::irq::QUIET_CONTEXT {
+            (*k).core.cas_outcome(me, s, a, ord, failure_ord, ok);
+        }
     }
 }
 

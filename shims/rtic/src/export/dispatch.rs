@@ -152,9 +152,9 @@ pub(super) fn run(i: u8, f: impl FnOnce()) {
     let Some(collected) = collected.filter(|c| c.len > 0) else {
         return;
     };
-    // A dispatcher: it fires when one of its tasks is requested, never on its own.
+    // A dispatcher: it fires when one of its tasks is pended, never on its own.
     if DISPATCHERS.first(i) {
-        port::set_firing(i, Firing::Requested);
+        port::set_firing(i, Firing::Pended);
     }
     let tasks = &collected.tasks[..collected.len];
     let mut remaining = 0u32;

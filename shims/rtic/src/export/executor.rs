@@ -13,29 +13,13 @@
 use core::cell::UnsafeCell;
 use core::convert::Infallible;
 use core::future::Future;
-use core::mem::{self, ManuallyDrop, MaybeUninit};
+use core::mem::{ManuallyDrop, MaybeUninit};
 use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 
 use super::dispatch::{self, Task};
-use core::task::{Context, RawWaker, RawWakerVTable, Waker};
-
-static WAKER_VTABLE: RawWakerVTable =
-    RawWakerVTable::new(waker_clone, waker_wake, waker_wake, waker_drop);
-
-unsafe fn waker_clone(p: *const ()) -> RawWaker {
-    RawWaker::new(p, &WAKER_VTABLE)
-}
-
-unsafe fn waker_wake(p: *const ()) {
-    // The waker's data is the expansion's wake function: it sets the executor pending and
-    // pends the dispatcher.
-    // SAFETY: `AsyncTaskExecutor::waker` made the data from a `fn()`.
-    let f: fn() = unsafe { mem::transmute(p) };
-    f();
-}
-
-unsafe fn waker_drop(_: *const ()) {}
+use super::wakers;
+use core::task::{Context, RawWaker, Waker};
 
 /// Executor for an async task.
 pub struct AsyncTaskExecutor<F: Future + 'static> {
@@ -148,6 +132,14 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
 
     /// # Safety
     /// As for `poll_erased`.
+    unsafe fn state_erased(exec: *const ()) -> (bool, bool) {
+        // SAFETY: per the contract.
+        let exec = unsafe { &*(exec as *const Self) };
+        (exec.is_running(), exec.pending.load(Ordering::Acquire))
+    }
+
+    /// # Safety
+    /// As for `poll_erased`.
     unsafe fn source_erased(exec: *const ()) -> &'static AtomicU8 {
         // SAFETY: per the contract; executors live as long as the program (a `static`, or
         // `main`'s frame).
@@ -165,6 +157,7 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
     #[inline(always)]
     pub fn set_pending(&self) {
         self.pending.store(true, Ordering::Release);
+        wakers::woken(self as *const Self as *const ());
         dispatch::pended(self.task(dispatch::no_wake));
     }
 
@@ -195,11 +188,13 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
     }
 
     /// A waker that calls `wake` (the expansion's: set this executor pending, pend the
-    /// dispatcher).
+    /// dispatcher), for the application to keep (the expansion's `task_waker()`): counted
+    /// among the task's wakers alive ([`wakers`]).
     #[inline(always)]
-    pub const fn waker(&self, wake: fn()) -> Waker {
+    pub fn waker(&self, wake: fn()) -> Waker {
+        wakers::made(wake);
         // SAFETY: the vtable's functions treat the data as the `fn()` it is.
-        unsafe { Waker::from_raw(RawWaker::new(wake as *const (), &WAKER_VTABLE)) }
+        unsafe { Waker::from_raw(RawWaker::new(wake as *const (), &wakers::COUNTED)) }
     }
 
     /// The dispatcher's call for this task: inside a dispatcher's handler, the task joins
@@ -225,7 +220,12 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
             return;
         }
         self.pending.store(false, Ordering::Relaxed);
-        let waker = self.waker(wake);
+        let me = self as *const Self as *const ();
+        let k = self.source.load(Ordering::Relaxed);
+        wakers::bind(k, wake, me, Self::state_erased);
+        // The waker lent to the poll dies with it: not counted, its clones are.
+        // SAFETY: the vtable's functions treat the data as the `fn()` it is.
+        let waker = unsafe { Waker::from_raw(RawWaker::new(wake as *const (), &wakers::LENT)) };
         let mut cx = Context::from_waker(&waker);
         // SAFETY: a running executor's `task` holds the future, pinned in this executor
         // (a `static`, or `main`'s frame, which never returns).
@@ -234,6 +234,9 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
             // As RTIC's executor: the finished future stays in place (a next spawn writes
             // over it).
             self.running.store(false, Ordering::Release);
+            wakers::woken(me);
+        } else {
+            wakers::suspended(k);
         }
     }
 }

@@ -39,17 +39,25 @@ pub mod interrupt {
         // SAFETY: reads a register.
         unsafe { core::arch::asm!("mov {}, lr", out(reg) ret, options(nomem, nostack)) };
         let s = port::site(core::panic::Location::caller());
+        // A SysTick monotonic `init` started ticks on the kernel's virtual clock (its
+        // source is unmasked with the others).
+        port::adopt_systick();
         port::point(Op::IrqMask {
             s,
             i: ALL_IRQS,
             on: false,
         });
+        // What `init` pended fires now, as at the real `cpsie`.
+        port::settle();
         if spins_forever(ret) {
             // `loop {}`: the expansion's `main` without `#[idle]`.
             loop {
                 port::idle(s);
             }
         }
+        // `#[idle]` follows: should it wait for interrupts without a scheduling point
+        // (`loop { wfi() }`), the watchdog makes that wait one.
+        port::start_idle_watchdog();
     }
 }
 
@@ -106,17 +114,21 @@ impl NVIC {
 }
 
 /// Pends `interrupt` (`rtic::pend`, a spawn or a wake pending a dispatcher): a request of its
-/// source, which the scheduler fires at a point of its choosing. A line that is no source
-/// of the kernel is pended in the NVIC as it is.
+/// source, which fires at once when it is more urgent than the running context and
+/// unmasked, else as soon as it is (the NVIC's pend). A line that is no source of the kernel
+/// is pended in the NVIC as it is.
 #[track_caller]
 pub fn pend<I: InterruptNumber>(interrupt: I) {
     let line = interrupt.number();
     match port::source_of(line) {
-        Some(j) => port::point(Op::IrqRequest {
-            s: port::site(core::panic::Location::caller()),
-            // A spawn or a wake: the request of the task, which pends its dispatcher too.
-            i: super::dispatch::take_pended(j).unwrap_or(j),
-        }),
+        Some(j) => {
+            port::point(Op::IrqRequest {
+                s: port::site(core::panic::Location::caller()),
+                // A spawn or a wake: the request of the task, which pends its dispatcher too.
+                i: super::dispatch::take_pended(j).unwrap_or(j),
+            });
+            port::settle();
+        }
         None => cortex_m::peripheral::NVIC::pend(interrupt),
     }
 }

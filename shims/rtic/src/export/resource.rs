@@ -33,6 +33,8 @@ pub(super) fn section<T, R>(s: u32, ptr: *mut T, level: u8, f: impl FnOnce(&mut 
     });
     let out = accessed(s, ptr, f);
     port::point(Op::PrioMask { s, level: was, r });
+    // What the ceiling kept out fires now, as at the real BASEPRI write.
+    port::settle();
     out
 }
 
