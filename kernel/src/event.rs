@@ -60,11 +60,14 @@ pub enum Verdict {
     TaskLimit = 7,
     /// An interrupt handler would have blocked (a held lock, an empty signal, a join).
     HandlerBlocked = 8,
+    /// A task spins alone while nothing can change what it waits for (every other task
+    /// ended or blocked, no interrupt can fire, no timer pending; `sched::spin`).
+    Starvation = 9,
 }
 
 impl Verdict {
     /// All verdicts, in code order.
-    pub const ALL: [Verdict; 9] = [
+    pub const ALL: [Verdict; 10] = [
         Verdict::Pass,
         Verdict::Panic,
         Verdict::Deadlock,
@@ -74,6 +77,7 @@ impl Verdict {
         Verdict::HardFault,
         Verdict::TaskLimit,
         Verdict::HandlerBlocked,
+        Verdict::Starvation,
     ];
 
     /// Decodes the `verdict=` field of [`Event::RunEnd`].
@@ -82,13 +86,15 @@ impl Verdict {
     }
 
     /// Process exit code (firmware under QEMU, host port, and the `jostle` CLI alike):
-    /// 0 for pass, 10 + the verdict's number otherwise, except the task limit's 19 and a
-    /// blocked handler's 10 (17 and 18 are the host's timeout and lost target).
+    /// 0 for pass, 10 + the verdict's number otherwise, except the task limit's 19, a
+    /// blocked handler's 10 and a starvation's 44 (17 and 18 are the host's timeout and lost
+    /// target, 20 to 43 the host's own errors).
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Pass => 0,
             Verdict::TaskLimit => 19,
             Verdict::HandlerBlocked => 10,
+            Verdict::Starvation => 44,
             v => 10 + v as u8,
         }
     }
@@ -105,6 +111,7 @@ impl Verdict {
             Verdict::HardFault => "hard_fault",
             Verdict::TaskLimit => "task_limit",
             Verdict::HandlerBlocked => "handler_blocked",
+            Verdict::Starvation => "starvation",
         }
     }
 }
@@ -384,8 +391,16 @@ events! {
     /// Every enabled task was postponed: task `t` was released and runs (thrashing).
     Thrash [Sync] "thrash" "J thrash t={=u8}" { t: u8 },
     /// Task `t` stayed postponed for the livelock bound of `steps` scheduling steps and was
-    /// released (results level: the host reports it as a suspected starvation).
+    /// released (the strategy held it back that long: not a finding).
     LivelockRelease [Results] "livelock-release" "J livelock t={=u8} steps={=u32}" { t: u8, steps: u32 },
+    /// Every enabled task the strategy left running could only spin: context `t`, which it
+    /// held back (a postponed task, or a handler whose firing it kept in reserve), was
+    /// released (`sched::spin`).
+    SpinRelease [Sync] "spin-release" "J spin-release t={=u8}" { t: u8 },
+    /// Task `t` repeated the same iteration for `steps` steps, alone, changing nothing, with
+    /// nothing else able to act: it starves. `s` is the site of its last read and `a` the
+    /// location read (0: it read nothing). The run ends with the starvation verdict.
+    Starved [Results] "starved" "J starved t={=u8} s={=u32} a={=u32} steps={=u32}" { t: u8, s: u32, a: u32, steps: u32 },
     /// A real race on location `a`: task `t` at site `s` and task `t2` at site `s2` were both
     /// about to access it (one writes); `t` went first.
     RealRace [Results] "REAL RACE" "J race t={=u8} s={=u32} t2={=u8} s2={=u32} a={=u32}" { t: u8, s: u32, t2: u8, s2: u32, a: u32 },

@@ -18,6 +18,7 @@ mod blocking;
 mod calfuzzer;
 pub mod irq;
 mod lean;
+mod spin;
 #[cfg(test)]
 mod tests;
 
@@ -119,6 +120,18 @@ pub struct Core<K: Sink> {
     slots: [Slot; MAX_TASKS],
     /// The step at which each postponed task was postponed (the livelock bound's clock).
     postponed_at: [u32; MAX_TASKS],
+    /// Tasks that reached a spin mark with nothing changed since (`sched::spin`).
+    quiet: TaskSet,
+    /// Tasks that spin: two spin marks with nothing changed in between (`sched::spin`).
+    spinning: TaskSet,
+    /// The running task runs alone and nothing else can act (`sched::spin`): the lean path
+    /// is off and its iterations are watched.
+    solo: bool,
+    /// Something is held back (a postponed task, a firing in reserve) or a task runs alone:
+    /// spin marks are kept (`sched::spin`).
+    keeps_spins: bool,
+    /// The lone task's iterations (`sched::spin`).
+    watch: spin::SpinWatch,
     /// Running handlers, innermost last.
     irq_running: crate::fixed::Vec<u8, { irq::MAX_IRQS }>,
     /// The declared interrupt sources and their state ([`irq`]).
@@ -170,6 +183,11 @@ impl<K: Sink> Core<K> {
             fire_next: None,
             handler_steps: 0,
             irq_entered: 0,
+            quiet: TaskSet::EMPTY,
+            spinning: TaskSet::EMPTY,
+            solo: false,
+            keeps_spins: false,
+            watch: spin::SpinWatch::default(),
             tracker: Tracker::default(),
             sink,
         }
@@ -215,6 +233,11 @@ impl<K: Sink> Core<K> {
             fire_next,
             handler_steps,
             irq_entered,
+            quiet,
+            spinning,
+            solo,
+            keeps_spins,
+            watch,
             tracker,
             sink,
         } = self;
@@ -268,6 +291,11 @@ impl<K: Sink> Core<K> {
         *fire_next = None;
         *handler_steps = 0;
         *irq_entered = 0;
+        *quiet = TaskSet::EMPTY;
+        *spinning = TaskSet::EMPTY;
+        *solo = false;
+        *keeps_spins = false;
+        watch.reset();
     }
 
     /// The tasks this run has used (reserved, alive or ended): ids `0..n`, as ids are
@@ -383,6 +411,7 @@ impl<K: Sink> Core<K> {
         if !ok && (me as usize) < MAX_TASKS {
             self.strategy.spun(me);
         }
+        self.cas_spin(me, s, a, ok);
     }
 
     /// Ends the run because task `me` spawned past the task limit: the `TaskLimit` event,

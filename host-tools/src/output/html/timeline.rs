@@ -16,7 +16,7 @@ const ENDINGS: [&str; 6] = [
     "stack-overflow",
     "hardfault",
     "handler-blocked",
-    "livelock-release",
+    "starved",
 ];
 
 /// A timeline to render.
