@@ -60,14 +60,18 @@ pub enum Verdict {
     TaskLimit = 7,
     /// An interrupt handler would have blocked (a held lock, an empty signal, a join).
     HandlerBlocked = 8,
+    /// The run could go no further while a task (or an async task) still waited for a
+    /// wake-up that nothing would send: no task enabled, no interrupt source eligible, no
+    /// timer pending (see `sched::wake`).
+    LostWake = 9,
     /// A task spins alone while nothing can change what it waits for (every other task
     /// ended or blocked, no interrupt can fire, no timer pending; `sched::spin`).
-    Starvation = 9,
+    Starvation = 10,
 }
 
 impl Verdict {
     /// All verdicts, in code order.
-    pub const ALL: [Verdict; 10] = [
+    pub const ALL: [Verdict; 11] = [
         Verdict::Pass,
         Verdict::Panic,
         Verdict::Deadlock,
@@ -77,24 +81,30 @@ impl Verdict {
         Verdict::HardFault,
         Verdict::TaskLimit,
         Verdict::HandlerBlocked,
+        Verdict::LostWake,
         Verdict::Starvation,
     ];
 
-    /// Decodes the `verdict=` field of [`Event::RunEnd`].
+    /// Decodes the `verdict=` field of [`Event::RunEnd`] (by number: numbers are
+    /// allocated ahead of the variants, see the contracts).
     pub fn from_u8(v: u8) -> Option<Self> {
-        Self::ALL.get(v as usize).copied()
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|verdict| *verdict as u8 == v)
     }
 
     /// Process exit code (firmware under QEMU, host port, and the `jostle` CLI alike):
     /// 0 for pass, 10 + the verdict's number otherwise, except the task limit's 19, a
-    /// blocked handler's 10 and a starvation's 44 (17 and 18 are the host's timeout and lost
-    /// target, 20 to 43 the host's own errors).
+    /// blocked handler's 10, a lost wake-up's 44 and a starvation's 45 (17 and 18 are the
+    /// host's timeout and lost target, 20 to 43 the host tool's own codes).
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Pass => 0,
             Verdict::TaskLimit => 19,
             Verdict::HandlerBlocked => 10,
-            Verdict::Starvation => 44,
+            Verdict::LostWake => 44,
+            Verdict::Starvation => 45,
             v => 10 + v as u8,
         }
     }
@@ -111,6 +121,7 @@ impl Verdict {
             Verdict::HardFault => "hard_fault",
             Verdict::TaskLimit => "task_limit",
             Verdict::HandlerBlocked => "handler_blocked",
+            Verdict::LostWake => "lost_wake",
             Verdict::Starvation => "starvation",
         }
     }
@@ -429,6 +440,20 @@ events! {
     TaskLimit [Results] "task-limit" "J task-limit t={=u8} max={=u8}" { t: u8, max: u8 },
     /// The configuration block was refused (`reason`, see `config::Rejection`).
     ConfigRejected [Results] "config-rejected" "J config-rejected reason={=u8}" { reason: u8 },
+    /// The virtual clock jumped to tick `now`: nothing else could happen before the
+    /// earliest deadline (see `sched::time`).
+    TimeAdvance [Sync] "time" "J time now={=u64}" { now: u64 },
+    /// Timer `k` fired: it woke signal `g` (`i` = `time::NO_SOURCE`) or requested interrupt
+    /// source `i` (`g` = 0).
+    TimerFire [Sync] "timer" "J timer k={=u32} g={=u32} i={=u8}" { k: u32, g: u32, i: u8 },
+    /// Task `t` is instance `i` of the object at address `a` (an Embassy task pool, an RTIC
+    /// task's static): the host names it from the symbol there.
+    TaskName [Results] "task-name" "J task-name t={=u8} a={=u32} i={=u8}" { t: u8, a: u32, i: u8 },
+    /// A lost wake-up: task `t` (`NO_TASK`: an async task with no task of its own, named by
+    /// `g`) waits for its wake-up signal `g` at site `s` (0: unknown) and nothing can wake
+    /// it; `p0`..`p3` are code addresses on its stack when it registered its waker, which
+    /// the host resolves through the ELF's debug information (0: none).
+    LostWake [Results] "LOST WAKE-UP" "J lost-wake t={=u8} s={=u32} g={=u32} p0={=u32} p1={=u32} p2={=u32} p3={=u32}" { t: u8, s: u32, g: u32, p0: u32, p1: u32, p2: u32, p3: u32 },
     /// The run ended with `verdict` (see `Verdict`) after `steps` scheduling steps.
     RunEnd [Results] "end" "J end verdict={=u8} steps={=u32}" { verdict: u8, steps: u32 },
 }
@@ -467,6 +492,8 @@ impl Event {
     pub fn site(&self) -> Option<u32> {
         match *self {
             Event::AtomicityViolation { block, .. } => Some(block),
+            // A sleeper whose site is unknown (where it waits comes from its addresses).
+            Event::LostWake { s: 0, .. } => None,
             _ => self.site_field(),
         }
     }
@@ -689,7 +716,7 @@ mod tests {
     #[test]
     fn verdict_codes_are_distinct() {
         for (i, v) in Verdict::ALL.iter().enumerate() {
-            assert_eq!(Verdict::from_u8(i as u8), Some(*v));
+            assert_eq!(Verdict::from_u8(*v as u8), Some(*v));
             for w in &Verdict::ALL[i + 1..] {
                 assert_ne!(v.exit_code(), w.exit_code());
             }

@@ -233,6 +233,21 @@ impl<K: PartialEq, V, const N: usize> LinearMap<K, V, N> {
     pub fn clear(&mut self) {
         self.entries.clear();
     }
+
+    /// The entries, in no particular order (insertion order until a removal).
+    pub fn iter(&self) -> impl Iterator<Item = &(K, V)> {
+        self.entries.iter()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the map has no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
 }
 
 impl<K: PartialEq, V, const N: usize> Default for LinearMap<K, V, N> {

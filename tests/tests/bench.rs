@@ -128,6 +128,15 @@ fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their
         after("point with switch"),
     );
     assert!(0.0 < alone && alone < stays && stays < switch, "{random}");
+    // An Embassy task's poll step (four scheduling points and the poll) beside a task's
+    // yield point: more than one point, measured for one task and for two.
+    let poll = figure(&text, "embassy poll  1 task", "instructions");
+    assert!(poll > 4.0 * alone, "{text}");
+    assert!(
+        text.contains("embassy poll  2 tasks taking turns"),
+        "{text}"
+    );
+    assert!(text.contains("goal: poll step <= 1000"), "{text}");
 }
 
 #[test]

@@ -425,6 +425,7 @@ fn a_long_wide_timeline_is_neither_clipped_nor_wider_than_the_page() {
                 location: long.into(),
                 value: if k.is_multiple_of(3) { format!("{}", -(k as i64)) } else { String::new() },
                 highlight: k.is_multiple_of(37),
+                task_name: String::new(),
             }
         })
         .collect();

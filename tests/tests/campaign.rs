@@ -1292,7 +1292,7 @@ fn a_task_that_spins_on_what_nothing_can_change_is_a_starvation_reported_at_once
     let out = replay_bug(dir.path(), &elf, id);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&format!("reproduced: starvation {id}")), "{text}");
-    assert_eq!(out.status.code(), Some(44), "{text}");
+    assert_eq!(out.status.code(), Some(45), "{text}");
 }
 
 /// A correct spin-wait ring (issue 35): RaceFuzzer holds one side at its slot access while the

@@ -25,33 +25,9 @@ fn jostle_bin() -> PathBuf {
     common::jostle()
 }
 
-/// `cargo` as a user runs it in the project: the project's rust-toolchain.toml and
-/// .cargo/config.toml decide, not what this test process inherited from the outer cargo.
+/// `cargo` as a user runs it in the project (see [`common::user_cargo`]).
 fn cargo(project: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new("cargo");
-    cmd.args(args).current_dir(project);
-    for var in [
-        "RUSTUP_TOOLCHAIN",
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_TARGET_DIR",
-        "CARGO_BUILD_TARGET",
-        "CARGO_BUILD_TARGET_DIR",
-        "CARGO_BUILD_RUSTFLAGS",
-        "JOSTLE_SKIP_LINK_CHECK",
-        "DEFMT_LOG",
-    ] {
-        cmd.env_remove(var);
-    }
-    // `cargo run` calls `jostle` by name (the runner line): the one these tests built.
-    let bin_dir = jostle_bin().parent().unwrap().to_owned();
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let paths = std::iter::once(bin_dir).chain(std::env::split_paths(&path));
-    cmd.env("PATH", std::env::join_paths(paths).unwrap());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("cargo runs")
+    user_cargo(project, args, env)
 }
 
 /// The 1-based line of `needle` in the template's program.
@@ -60,21 +36,8 @@ fn template_line(needle: &str) -> usize {
     src.lines().position(|l| l.contains(needle)).unwrap() + 1
 }
 
-/// A temporary directory outside the workspace (so no parent Cargo.toml or
-/// .cargo/config.toml of this checkout applies).
 fn outside() -> tempfile::TempDir {
-    let dir = tempfile::Builder::new()
-        .prefix("jostle-new-")
-        .tempdir_in(std::env::temp_dir())
-        .unwrap();
-    let real = dir.path().canonicalize().unwrap();
-    let ws = workspace().canonicalize().unwrap();
-    assert!(
-        !real.starts_with(&ws),
-        "{} is inside the workspace",
-        real.display()
-    );
-    dir
+    outside_dir("jostle-new-")
 }
 
 #[test]

@@ -20,7 +20,39 @@ pub(crate) struct NewArgs {
     /// Depend on jostle from this git repository instead.
     #[arg(long, value_name = "URL")]
     pub(crate) jostle_git: Option<String>,
+    /// An Embassy application instead (`#[embassy_executor::main]`, tasks, embassy-sync,
+    /// embassy-time), with Jostle's `embassy-executor` and `portable-atomic` patched in.
+    #[arg(long)]
+    pub(crate) embassy: bool,
 }
+
+/// The Embassy template's files (`--embassy`): where each goes, and its text.
+const EMBASSY_TEMPLATE: [(&str, &str); 6] = [
+    (
+        "Cargo.toml",
+        include_str!("../../../templates/embassy/Cargo.toml.template"),
+    ),
+    (
+        ".cargo/config.toml",
+        include_str!("../../../templates/firmware/.cargo/config.toml"),
+    ),
+    (
+        "rust-toolchain.toml",
+        include_str!("../../../templates/firmware/rust-toolchain.toml"),
+    ),
+    (
+        "src/main.rs",
+        include_str!("../../../templates/embassy/src/main.rs"),
+    ),
+    (
+        "README.md",
+        include_str!("../../../templates/embassy/README.md"),
+    ),
+    (
+        ".gitignore",
+        include_str!("../../../templates/embassy/.gitignore"),
+    ),
+];
 
 /// The template's files: where each goes in the project, and its text.
 const TEMPLATE: [(&str, &str); 6] = [
@@ -155,12 +187,52 @@ fn dependency(args: &NewArgs) -> Result<(String, String), JostleError> {
 
 /// The project's files, placeholders filled.
 fn files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
-    TEMPLATE
+    fill(
+        &TEMPLATE,
+        &[("{{name}}", name), ("{{jostle_dependency}}", dependency)],
+    )
+}
+
+/// The Embassy project's files: the patch lines point at the shims `embassy-executor` and
+/// `portable-atomic` next to the `jostle` crate the dependency names (`{ path = … }` or
+/// `{ git = … }`).
+fn embassy_files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
+    let shim = |crate_dir: &str| {
+        match dependency.strip_prefix("{ path = ") {
+            // `…/jostle` → `…/shims/<crate>`.
+            Some(path) => {
+                let path = path.trim_end_matches(" }");
+                let jostle_dir = path.trim_matches('"');
+                let root = Path::new(jostle_dir).parent().unwrap_or(Path::new("."));
+                format!(
+                    "{{ path = {} }}",
+                    toml_string(&root.join("shims").join(crate_dir).display().to_string())
+                )
+            }
+            // A git repository: cargo finds the crate by its name in it.
+            None => dependency.to_owned(),
+        }
+    };
+    let executor = shim("embassy-executor");
+    let atomic = shim("portable-atomic");
+    fill(
+        &EMBASSY_TEMPLATE,
+        &[
+            ("{{name}}", name),
+            ("{{embassy_executor}}", &executor),
+            ("{{portable_atomic}}", &atomic),
+        ],
+    )
+}
+
+/// `template`'s files with each placeholder replaced.
+fn fill(template: &[(&'static str, &str)], values: &[(&str, &str)]) -> Vec<(&'static str, String)> {
+    template
         .iter()
         .map(|(path, text)| {
-            let text = text
-                .replace("{{name}}", name)
-                .replace("{{jostle_dependency}}", dependency);
+            let text = values
+                .iter()
+                .fold(text.to_string(), |t, (key, value)| t.replace(key, value));
             (*path, text)
         })
         .collect()
@@ -203,7 +275,12 @@ pub(crate) fn new(args: NewArgs) -> Result<u8, JostleError> {
         }
     }
     let (dependency, source) = dependency(&args)?;
-    for (path, text) in files(&args.name, &dependency) {
+    let written = if args.embassy {
+        embassy_files(&args.name, &dependency)
+    } else {
+        files(&args.name, &dependency)
+    };
+    for (path, text) in written {
         let path = dir.join(path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -214,7 +291,8 @@ pub(crate) fn new(args: NewArgs) -> Result<u8, JostleError> {
     }
     let elf = format!("target/thumbv7m-none-eabi/release/{}", args.name);
     println!(
-        "created firmware project `{}` in {} (jostle from {source})",
+        "created {} project `{}` in {} (jostle from {source})",
+        if args.embassy { "Embassy" } else { "firmware" },
         args.name,
         dir.display()
     );
@@ -283,6 +361,31 @@ mod tests {
             "jostle",
         ] {
             assert!(config.contains(needle), "{needle}");
+        }
+    }
+
+    #[test]
+    fn an_embassy_project_patches_in_the_shims_beside_the_jostle_crate() {
+        for (dependency, executor) in [
+            (
+                "{ path = \"/j/jostle\" }",
+                "embassy-executor = { path = \"/j/shims/embassy-executor\" }",
+            ),
+            (
+                "{ git = \"https://example.org/jostle\" }",
+                "embassy-executor = { git = \"https://example.org/jostle\" }",
+            ),
+        ] {
+            let all = embassy_files("fw", dependency);
+            for (path, text) in &all {
+                assert!(!text.contains("{{"), "{path} keeps a placeholder");
+            }
+            let cargo = &all.iter().find(|(p, _)| *p == "Cargo.toml").unwrap().1;
+            assert!(cargo.contains(executor), "{cargo}");
+            assert!(cargo.contains("portable-atomic = "), "{cargo}");
+            assert!(!cargo.contains("jostle ="), "{cargo}");
+            let main = &all.iter().find(|(p, _)| *p == "src/main.rs").unwrap().1;
+            assert!(main.contains("#[embassy_executor::main]"));
         }
     }
 

@@ -419,6 +419,8 @@ mod tests {
             exit_code: Some(0),
             error: None,
             frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
         }
     }
 

@@ -428,6 +428,7 @@ mod tests {
                 String::new()
             },
             highlight,
+            task_name: String::new(),
         }
     }
 

@@ -37,9 +37,10 @@ pub fn print_around(
         None => (0, usize::MAX),
     };
     let mut sources = Sources::default();
+    let w = outcome.task_column();
     writeln!(
         out,
-        "{:>5}  {:<4}  {:<34}  site",
+        "{:>5}  {:<w$}  {:<34}  site",
         "step", "task", "operation"
     )?;
     for (i, (e, &s)) in events.iter().zip(&step_of).enumerate() {
@@ -57,7 +58,7 @@ pub fn print_around(
         } else {
             "  "
         };
-        let task = e.task().map_or("-".into(), |t| format!("t{t}"));
+        let task = e.task().map_or("-".into(), |t| outcome.task_label(t));
         let site = e.site().map(|s| outcome.site_text(s)).unwrap_or_default();
         let code = sources
             .line(&site)
@@ -65,7 +66,7 @@ pub fn print_around(
             .unwrap_or_default();
         writeln!(
             out,
-            "{marker}{:>3}  {task:<4}  {:<34}  {}{code}",
+            "{marker}{:>3}  {task:<w$}  {:<34}  {}{code}",
             if is_step(e) {
                 s.to_string()
             } else {

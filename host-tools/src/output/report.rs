@@ -406,6 +406,9 @@ pub struct Mark {
     /// One of the operations that make the bug (racing accesses, the intruding acquire,
     /// the acquires of a deadlock cycle).
     pub highlight: bool,
+    /// The task's name, when the firmware named it (an Embassy task's function).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub task_name: String,
 }
 
 /// A 95 % Wilson score interval for `k` successes in `n` trials: `[p, low, high]`.

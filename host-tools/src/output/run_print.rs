@@ -5,15 +5,18 @@ use crate::trace::run::{Outcome, RunOutcome, is_step, operation};
 use jostle_kernel::Event;
 use jostle_kernel::config::Rejection;
 use jostle_kernel::event::{NO_TASK, WaitKind};
+use jostle_kernel::sched::time::NO_SOURCE;
 use serde::Serialize;
 use std::io::Write;
 
 impl RunOutcome {
     /// Prints the interleaving (one line per scheduling event) and the verdict.
     pub fn print_human(&self, out: &mut impl Write) -> std::io::Result<()> {
+        // The task column fits the tasks' names (`consumer`), at least `t12`.
+        let w = self.task_column();
         writeln!(
             out,
-            "{:>5}  {:<4}  {:<30}  site",
+            "{:>5}  {:<w$}  {:<30}  site",
             "step", "task", "operation"
         )?;
         let full = self.config.trace == jostle_kernel::TraceLevel::Full;
@@ -38,11 +41,11 @@ impl RunOutcome {
             } else {
                 "-".into()
             };
-            let task = ev.task().map_or("-".into(), |t| format!("t{t}"));
+            let task = ev.task().map_or("-".into(), |t| self.task_label(t));
             let site = ev.site().map(|s| self.site_text(s)).unwrap_or_default();
             writeln!(
                 out,
-                "{step_col:>5}  {task:<4}  {:<30}  {}",
+                "{step_col:>5}  {task:<w$}  {:<30}  {}",
                 describe(
                     ev,
                     |s| super::short_site(&self.site_text(s)).to_owned(),
@@ -71,8 +74,8 @@ impl RunOutcome {
         );
         if let Some(p) = &self.panic {
             line += &format!(
-                ": task t{} panicked at {}",
-                p.task,
+                ": task {} panicked at {}",
+                self.task_label(p.task),
                 p.site.as_ref().map_or("?".into(), |s| s.to_string())
             );
             if let Some(m) = &p.message {
@@ -132,6 +135,13 @@ impl RunOutcome {
                 }
                 _ => {}
             }
+        }
+        let lost = self.lost_wakes();
+        if !lost.is_empty() {
+            line += &format!(
+                ": lost wake-up: {} and nothing can wake it",
+                lost.join(", ")
+            );
         }
         if outcome == Outcome::Timeout {
             line += ": the firmware never ended (wall-clock limit; partial trace above)";
@@ -207,6 +217,12 @@ pub fn describe(
         Event::Join { child, .. } => format!(" t{child}"),
         Event::Acquire { .. } | Event::Release { .. } => format!(" lock {at}"),
         Event::LivelockRelease { steps, .. } => format!(" after {steps} steps"),
+        Event::TimeAdvance { now } => format!(" to tick {now}"),
+        Event::TimerFire { k, i, .. } if i != NO_SOURCE => {
+            format!(" {k:#x}: requests interrupt source {i}")
+        }
+        Event::TimerFire { k, .. } => format!(" {k:#x}: wakes {at}"),
+        Event::TaskName { i, .. } if i != NO_SOURCE => format!(" {at} (instance {i})"),
         Event::RealRace { t2, s2, .. } => {
             format!(" on {at}, first; then t{t2} at {}", site_text(s2))
         }

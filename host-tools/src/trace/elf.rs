@@ -40,6 +40,8 @@ pub struct Firmware {
     segments: Vec<(u64, Vec<u8>)>,
     /// Its data symbols (names for memory locations).
     pub symbols: crate::trace::symbols::Symbols,
+    /// Its line information, read at the first question (lost wake-ups only).
+    lines: std::sync::Mutex<Option<Option<crate::trace::dwarf::Lines>>>,
 }
 
 /// Why an ELF has no `JOSTLE_CONFIG`, as far as its sections tell: the linker scripts
@@ -111,7 +113,18 @@ impl Firmware {
             config_addr,
             config_flash_addr,
             segments,
+            lines: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Where a sleeper waits, from the return addresses on its stack (see
+    /// [`crate::trace::dwarf`]): the first frame in the application's own source.
+    pub fn wait_site(&self, pcs: &[u32]) -> Option<SiteLoc> {
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        lines
+            .get_or_insert_with(|| crate::trace::dwarf::Lines::parse(&self.bytes))
+            .as_ref()?
+            .app_site(pcs)
     }
 
     /// The address of the symbol `name`, if the ELF has it.

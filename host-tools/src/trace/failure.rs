@@ -179,6 +179,17 @@ pub fn signature(run: &RunOutcome) -> Option<Signature> {
                 .unwrap_or_else(|| (String::new(), "a task starves".into()));
             failure("starvation", site, example)
         }
+        Verdict::LostWake => {
+            let waits = run.lost_wakes();
+            let mut sites: Vec<String> = run.wait_sites.values().cloned().collect();
+            sites.sort();
+            sites.dedup();
+            failure(
+                "lost_wake",
+                sites.join(" "),
+                format!("lost wake-up: {} and nothing can wake it", waits.join(", ")),
+            )
+        }
         Verdict::StepLimit => suspected(
             "step_limit",
             format!(
@@ -336,6 +347,7 @@ pub fn failure_event(events: &[Event]) -> Option<usize> {
                     | Event::HardFault { .. }
                     | Event::HandlerBlocked { .. }
                     | Event::Starved { .. }
+                    | Event::LostWake { .. }
             )
         })
         .or_else(|| {

@@ -12,6 +12,7 @@
 
 pub mod declared;
 pub mod decode;
+pub mod dwarf;
 pub mod elf;
 pub mod failure;
 pub mod fault;

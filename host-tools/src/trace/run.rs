@@ -100,7 +100,11 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
         | Event::Release { l, .. }
         | Event::AtomicityViolation { l, .. }
         | Event::DeadlockConfirmed { l, .. } => Some(l),
-        Event::Signal { g, .. } | Event::Wait { g, .. } => Some(g),
+        Event::Signal { g, .. }
+        | Event::Wait { g, .. }
+        | Event::LostWake { g, .. }
+        | Event::TimerFire { g, .. } => Some(g),
+        Event::TaskName { a, .. } => Some(a),
         Event::Blocked { kind, on, .. }
             if *kind == WaitKind::Lock as u8 || *kind == WaitKind::Signal as u8 =>
         {
@@ -146,6 +150,31 @@ pub struct RunOutcome {
     pub error: Option<JostleError>,
     /// defmt frames (or lines) decoded.
     pub frames: usize,
+    /// Tasks named by the firmware (`TaskName`: an Embassy task's function), by task id.
+    pub task_names: HashMap<u8, String>,
+    /// Where each lost wake-up's sleeper waits (`file:line:col`), by its wake-up signal.
+    pub wait_sites: HashMap<u32, String>,
+}
+
+/// A task's name from the symbol of the object it was named after (`TaskName`), and its
+/// instance `i` (`0xFF`: the only one): an Embassy task pool (`app::consumer::POOL`) gives
+/// its function's name (`consumer`, `consumer[1]`), `main` for `#[embassy_executor::main]`;
+/// any other symbol its last path segment.
+pub fn task_name(symbol: &str, i: u8) -> String {
+    let symbol = symbol.split('+').next().unwrap_or(symbol);
+    let mut segments = symbol.rsplit("::");
+    let last = segments.next().unwrap_or(symbol);
+    let name = if last == "POOL" {
+        segments.next().unwrap_or(last)
+    } else {
+        last
+    };
+    let name = name.strip_prefix("__embassy_").unwrap_or(name);
+    if i == 0xFF {
+        name.to_owned()
+    } else {
+        format!("{name}[{i}]")
+    }
 }
 
 impl RunOutcome {
@@ -234,6 +263,37 @@ impl RunOutcome {
                 }
             }
         }
+        let mut task_names = HashMap::new();
+        let mut wait_sites = HashMap::new();
+        for ev in &events {
+            match *ev {
+                Event::TaskName { t, a, i } => {
+                    if let Some(symbol) = elf.and_then(|elf| elf.symbols.name_of(u64::from(a))) {
+                        task_names.insert(t, task_name(&symbol, i));
+                    }
+                }
+                Event::LostWake {
+                    s,
+                    g,
+                    p0,
+                    p1,
+                    p2,
+                    p3,
+                    ..
+                } => {
+                    let site = if s != 0 {
+                        sites.known(s).map(ToString::to_string)
+                    } else {
+                        elf.and_then(|elf| elf.wait_site(&[p0, p1, p2, p3]))
+                            .map(|l| l.to_string())
+                    };
+                    if let Some(site) = site {
+                        wait_sites.insert(g, site);
+                    }
+                }
+                _ => {}
+            }
+        }
         RunOutcome {
             port,
             config,
@@ -247,7 +307,50 @@ impl RunOutcome {
             exit_code,
             error,
             frames,
+            task_names,
+            wait_sites,
         }
+    }
+
+    /// Task `t` as shown: its name when the firmware named it (`consumer`), else `t3`.
+    pub fn task_label(&self, t: u8) -> String {
+        match self.task_names.get(&t) {
+            Some(name) => name.clone(),
+            None => format!("t{t}"),
+        }
+    }
+
+    /// The width of a task column: the longest task name, at least 4.
+    pub fn task_column(&self) -> usize {
+        self.task_names
+            .values()
+            .map(String::len)
+            .max()
+            .unwrap_or(0)
+            .max(4)
+    }
+
+    /// Each lost wake-up of the run, as "task T waits at file:line:col", in event order.
+    pub fn lost_wakes(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::LostWake { t, g, .. } => {
+                    let who = if t == NO_TASK {
+                        self.location_text(g)
+                    } else {
+                        self.task_label(t)
+                    };
+                    let at = self
+                        .wait_sites
+                        .get(&g)
+                        .cloned()
+                        .unwrap_or_else(|| "an unknown place".into());
+                    Some(format!("task {who} waits at {at}"))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The name of memory location or lock `a` (`app::Z`, `app::BUF+4`), or its id in hex.
@@ -522,6 +625,8 @@ mod tests {
             exit_code: Some(12),
             error: None,
             frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
         }
     }
 

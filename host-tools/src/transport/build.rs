@@ -15,7 +15,26 @@ pub fn cargo_build(
     target: Option<&str>,
     target_dir: Option<&Path>,
 ) -> Result<PathBuf, JostleError> {
-    build(package, bin, target, target.is_some(), target_dir)
+    build(None, package, bin, target, target.is_some(), target_dir)
+}
+
+/// [`cargo_build`] for a project of its own (a workspace outside Jostle's, such as
+/// `examples/embassy`), given its `Cargo.toml`.
+pub fn cargo_build_project(
+    manifest: &Path,
+    package: &str,
+    bin: &str,
+    target: Option<&str>,
+    target_dir: Option<&Path>,
+) -> Result<PathBuf, JostleError> {
+    build(
+        Some(manifest),
+        package,
+        bin,
+        target,
+        target.is_some(),
+        target_dir,
+    )
 }
 
 /// Builds `bin` of `package` for the host port in the release profile (for measurements
@@ -25,10 +44,11 @@ pub fn cargo_build_host_release(
     bin: &str,
     target_dir: Option<&Path>,
 ) -> Result<PathBuf, JostleError> {
-    build(package, bin, None, true, target_dir)
+    build(None, package, bin, None, true, target_dir)
 }
 
 fn build(
+    manifest: Option<&Path>,
     package: &str,
     bin: &str,
     target: Option<&str>,
@@ -43,6 +63,9 @@ fn build(
         "--message-format=json-render-diagnostics",
     ])
     .args(["-p", package, "--bin", bin]);
+    if let Some(manifest) = manifest {
+        cmd.arg("--manifest-path").arg(manifest);
+    }
     if release {
         cmd.arg("--release");
     }

@@ -3,6 +3,7 @@
 //! the exception: a test's own bookkeeping, reset every run and never an event.
 
 mod atomic;
+pub mod clock;
 pub mod hint;
 mod irq;
 mod mutex;

@@ -90,35 +90,35 @@ impl<K: Sink> Core<K> {
         }
     }
 
+    /// The lowest task id on a lock cycle among the blocked tasks, if there is one.
+    pub(super) fn lock_cycle(&self) -> Option<TaskId> {
+        (0..MAX_TASKS as TaskId).find(|&start| {
+            let mut t = start;
+            for _ in 0..MAX_TASKS {
+                match self.waits_for(t) {
+                    Some((_, _, h)) if h == start => return true,
+                    Some((_, _, h)) if h > start => t = h,
+                    _ => return false,
+                }
+            }
+            false
+        })
+    }
+
     /// Emits the first lock cycle among the blocked tasks as `DeadlockConfirmed` edges,
     /// starting at its lowest task id.
     pub(super) fn report_cycle(&mut self) {
-        for start in 0..MAX_TASKS as TaskId {
-            let mut t = start;
-            let mut cycle = false;
-            for _ in 0..MAX_TASKS {
-                match self.waits_for(t) {
-                    Some((_, _, h)) if h == start => {
-                        cycle = true;
-                        break;
-                    }
-                    Some((_, _, h)) if h > start => t = h,
-                    _ => break,
-                }
-            }
-            if !cycle {
-                continue;
-            }
-            let mut t = start;
-            while let Some((s, l, holder)) = self.waits_for(t) {
-                self.sink
-                    .emit(&Event::DeadlockConfirmed { t, s, l, holder });
-                t = holder;
-                if t == start {
-                    break;
-                }
-            }
+        let Some(start) = self.lock_cycle() else {
             return;
+        };
+        let mut t = start;
+        while let Some((s, l, holder)) = self.waits_for(t) {
+            self.sink
+                .emit(&Event::DeadlockConfirmed { t, s, l, holder });
+            t = holder;
+            if t == start {
+                break;
+            }
         }
     }
 

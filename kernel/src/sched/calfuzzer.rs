@@ -28,7 +28,13 @@ impl<K: Sink> Core<K> {
                 if let Some(i) = self.irq_to_fire(true, !alive) {
                     return Next::Fire(i);
                 }
-                let verdict = if alive {
+                // Then time moves to the next deadline (see `time`).
+                if self.advance_time(alive) {
+                    continue;
+                }
+                let verdict = if let Some(lost) = self.lost_wake() {
+                    lost
+                } else if alive {
                     self.report_blocked();
                     Verdict::Deadlock
                 } else {
@@ -38,7 +44,13 @@ impl<K: Sink> Core<K> {
                 return Next::End(verdict);
             }
             if self.watch.starved {
-                return self.starve();
+                // A timer set since the task was found alone (setting one is no scheduling
+                // point) may still change what it waits for.
+                if self.timer_pending() {
+                    self.watch.reset();
+                } else {
+                    return self.starve();
+                }
             }
             if self.steps >= self.step_limit {
                 self.abort(Verdict::StepLimit);
@@ -243,15 +255,19 @@ impl<K: Sink> Core<K> {
                 if self.signals.insert(g, n.saturating_add(1)).is_err() {
                     panic!("more than {} signals pending at once", MAX_LOCKS);
                 }
+                self.wake_effect(t, g, false);
             }
-            Op::Wait { g, .. } => match self.signals.get(&g).copied() {
-                Some(n) if n > 1 => {
-                    let _ = self.signals.insert(g, n - 1);
+            Op::Wait { g, .. } => {
+                match self.signals.get(&g).copied() {
+                    Some(n) if n > 1 => {
+                        let _ = self.signals.insert(g, n - 1);
+                    }
+                    _ => {
+                        self.signals.remove(&g);
+                    }
                 }
-                _ => {
-                    self.signals.remove(&g);
-                }
-            },
+                self.wake_effect(t, g, true);
+            }
             Op::CsEnter => self.cs_holder = Some(t),
             Op::CsExit => self.cs_holder = None,
             Op::IrqRequest { .. } | Op::IrqMask { .. } | Op::PrioMask { .. } => {

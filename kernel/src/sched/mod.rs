@@ -21,6 +21,8 @@ mod lean;
 mod spin;
 #[cfg(test)]
 mod tests;
+pub mod time;
+pub mod wake;
 
 use crate::config::Config;
 use crate::event::{Event, TraceLevel, Verdict};
@@ -33,6 +35,44 @@ use rand_core::SeedableRng;
 
 /// Most locks held at once, and most signals with pending counts.
 pub const MAX_LOCKS: usize = 16;
+
+/// What a port lends the API of virtual time and wake-ups ([`time`], [`wake`]): the core's
+/// calls that are no scheduling point, behind one object whatever the port's sink.
+pub trait Clockwork {
+    /// [`Core::now`].
+    fn now(&self) -> u64;
+    /// [`Core::set_timer`].
+    fn set_timer(&mut self, key: u32, at: u64, action: time::TimerAction);
+    /// [`Core::cancel_timer`].
+    fn cancel_timer(&mut self, key: u32);
+    /// [`Core::sleep`].
+    fn sleep(&mut self, t: TaskId, g: u32, s: u32, pcs: wake::WaitAddrs);
+    /// [`Core::unsleep`].
+    fn unsleep(&mut self, g: u32);
+    /// [`Core::name_task`].
+    fn name_task(&mut self, t: TaskId, a: u32, i: u8);
+}
+
+impl<K: Sink> Clockwork for Core<K> {
+    fn now(&self) -> u64 {
+        Core::now(self)
+    }
+    fn set_timer(&mut self, key: u32, at: u64, action: time::TimerAction) {
+        Core::set_timer(self, key, at, action)
+    }
+    fn cancel_timer(&mut self, key: u32) {
+        Core::cancel_timer(self, key)
+    }
+    fn sleep(&mut self, t: TaskId, g: u32, s: u32, pcs: wake::WaitAddrs) {
+        Core::sleep(self, t, g, s, pcs)
+    }
+    fn unsleep(&mut self, g: u32) {
+        Core::unsleep(self, g)
+    }
+    fn name_task(&mut self, t: TaskId, a: u32, i: u8) {
+        Core::name_task(self, t, a, i)
+    }
+}
 
 /// Where events go: defmt on the device, stdout on the host port, a vector in tests.
 pub trait Sink {
@@ -136,6 +176,12 @@ pub struct Core<K: Sink> {
     irq_running: crate::fixed::Vec<u8, { irq::MAX_IRQS }>,
     /// The declared interrupt sources and their state ([`irq`]).
     irqs: crate::fixed::Vec<irq::IrqState, { irq::MAX_IRQS }>,
+    /// The virtual clock, in ticks ([`time`]).
+    now: u64,
+    /// Timers set, by key ([`time`]).
+    timers: crate::fixed::LinearMap<u32, time::Timer, { time::MAX_TIMERS }>,
+    /// Contexts waiting for a wake-up, by wake-up signal ([`wake`]).
+    sleepers: crate::fixed::LinearMap<u32, wake::Sleeper, { wake::MAX_SLEEPERS }>,
     tracker: Tracker,
     sink: K,
 }
@@ -183,6 +229,9 @@ impl<K: Sink> Core<K> {
             fire_next: None,
             handler_steps: 0,
             irq_entered: 0,
+            now: 0,
+            timers: crate::fixed::LinearMap::new(),
+            sleepers: crate::fixed::LinearMap::new(),
             quiet: TaskSet::EMPTY,
             spinning: TaskSet::EMPTY,
             solo: false,
@@ -233,6 +282,9 @@ impl<K: Sink> Core<K> {
             fire_next,
             handler_steps,
             irq_entered,
+            now,
+            timers,
+            sleepers,
             quiet,
             spinning,
             solo,
@@ -291,6 +343,9 @@ impl<K: Sink> Core<K> {
         *fire_next = None;
         *handler_steps = 0;
         *irq_entered = 0;
+        *now = 0;
+        timers.clear();
+        sleepers.clear();
         *quiet = TaskSet::EMPTY;
         *spinning = TaskSet::EMPTY;
         *solo = false;

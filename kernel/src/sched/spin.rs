@@ -222,11 +222,12 @@ impl<K: Sink> Core<K> {
             && !self.timer_pending()
     }
 
-    /// Is a timer pending, which would wake a task or fire a handler when time advances?
-    /// The kernel has no timers yet: virtual time (issue 33) puts its check here, so that a
-    /// task waiting for a deadline is not taken for a starving one.
-    fn timer_pending(&self) -> bool {
-        false
+    /// Is a timer pending (`sched::time`), which would wake a task or request a handler once
+    /// time advances? Then a lone spinning task may be waiting for it: not a starvation.
+    /// (Virtual time advances only when no task is enabled, so such a spin never ends either;
+    /// the step limit ends it, as a suspected livelock.)
+    pub(super) fn timer_pending(&self) -> bool {
+        !self.timers.is_empty()
     }
 
     /// Ends the run: the lone task starves (its `Starved` event, then the verdict).

@@ -1961,3 +1961,228 @@ fn inputs_follow_the_seed_and_leave_the_schedule_alone() {
     assert!(draw(7).iter().any(|&v| v != draw(7)[0]));
     assert_eq!(core(7).input(0), 0);
 }
+
+/// A step of a scripted task that uses time and wake-ups.
+#[derive(Clone, Copy)]
+enum Act {
+    Do(Op),
+    /// Sets the task's timer (key = its wake-up signal) to tick `at`.
+    TimerAt(u32, u64),
+    /// Sleeps on wake-up `g`: declares the sleeper, then waits on `g`.
+    Sleep(u32),
+    /// Records the clock.
+    Clock,
+}
+
+/// Runs main (task 0) and `programs`; returns the verdict, the events and the clock each
+/// `Act::Clock` read, with its task.
+fn timed(seed: u64, main: &[Act], programs: &[&[Act]]) -> (Verdict, Vec<Event>, Vec<(u8, u64)>) {
+    let mut c = core(seed);
+    let mut scripts: Vec<Vec<Act>> = vec![Vec::new(); MAX_TASKS];
+    let mut spawns = Vec::new();
+    for p in programs {
+        let id = c.reserve().unwrap();
+        scripts[id as usize] = p.to_vec();
+        spawns.push(Act::Do(Op::Spawn { s: 1, child: id }));
+    }
+    scripts[0] = spawns.into_iter().chain(main.iter().copied()).collect();
+    let mut pc = [0usize; MAX_TASKS];
+    let mut clocks = Vec::new();
+    let mut next = c.decide();
+    loop {
+        let t = match next {
+            Next::End(v) => return (v, c.sink.0, clocks),
+            Next::Run(t) => t,
+            Next::Fire(_) => unreachable!("no sources"),
+        };
+        let i = t as usize;
+        next = loop {
+            let Some(act) = scripts[i].get(pc[i]).copied() else {
+                break c.exit(t);
+            };
+            pc[i] += 1;
+            match act {
+                Act::Do(op) => break c.point(t, op),
+                Act::TimerAt(g, at) => c.set_timer(g, at, time::TimerAction::Wake(g)),
+                Act::Sleep(g) => {
+                    c.sleep(t, g, 40 + g, [g, 0, 0, 0]);
+                    break c.point(t, Op::Wait { s: 40 + g, g });
+                }
+                Act::Clock => clocks.push((t, c.now())),
+            }
+        };
+    }
+}
+
+#[test]
+fn time_jumps_to_each_deadline_only_when_nothing_else_can_run() {
+    // Task a sleeps until tick 50, task b until tick 30 and then works; main spins a while.
+    let a = [Act::TimerAt(100, 50), Act::Sleep(100), Act::Clock];
+    let b = [
+        Act::TimerAt(200, 30),
+        Act::Sleep(200),
+        Act::Clock,
+        Act::Do(Op::Yield { s: 9 }),
+        Act::Clock,
+    ];
+    let main = [
+        Act::Clock,
+        Act::Do(Op::Yield { s: 8 }),
+        Act::Do(Op::Yield { s: 8 }),
+        Act::Clock,
+    ];
+    for seed in 0..20 {
+        let (verdict, events, clocks) = timed(seed, &main, &[&a, &b]);
+        assert_eq!(verdict, Verdict::Pass, "seed {seed}");
+        // Main runs at tick 0 whatever the order: nobody sleeps while it can run.
+        assert!(clocks.iter().filter(|(t, _)| *t == 0).all(|(_, c)| *c == 0));
+        // b's two readings are at tick 30 (a step takes no time), a's at 50.
+        let of = |t: u8| -> Vec<u64> {
+            clocks
+                .iter()
+                .filter(|(x, _)| *x == t)
+                .map(|(_, c)| *c)
+                .collect()
+        };
+        assert_eq!(of(2), [30, 30], "seed {seed}");
+        assert_eq!(of(1), [50], "seed {seed}");
+        let advances: Vec<u64> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::TimeAdvance { now } => Some(*now),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(advances, [30, 50], "seed {seed}");
+        assert!(events.contains(&Event::TimerFire {
+            k: 200,
+            g: 200,
+            i: time::NO_SOURCE
+        }));
+    }
+}
+
+#[test]
+fn timers_due_together_fire_together_and_the_strategy_orders_their_tasks() {
+    // Both sleep until tick 10; which writes first varies with the seed.
+    let a = [
+        Act::TimerAt(100, 10),
+        Act::Sleep(100),
+        Act::Do(Op::Write { s: 5, a: 1 }),
+    ];
+    let b = [
+        Act::TimerAt(200, 10),
+        Act::Sleep(200),
+        Act::Do(Op::Write { s: 6, a: 1 }),
+    ];
+    let mut firsts = std::collections::BTreeSet::new();
+    for seed in 0..20 {
+        let (verdict, events, _) = timed(seed, &[], &[&a, &b]);
+        assert_eq!(verdict, Verdict::Pass);
+        let fired: Vec<usize> = events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e, Event::TimerFire { .. }))
+            .map(|(i, _)| i)
+            .collect();
+        // One jump, both fire before either task goes on.
+        assert_eq!(fired.len(), 2);
+        assert_eq!(fired[1], fired[0] + 1);
+        let first = events.iter().find_map(|e| match e {
+            Event::Wait { t, .. } => Some(*t),
+            _ => None,
+        });
+        firsts.insert(first);
+    }
+    assert_eq!(firsts.len(), 2, "both orders over 20 seeds: {firsts:?}");
+}
+
+#[test]
+fn a_sleeper_nothing_wakes_is_a_lost_wake_up_and_one_woken_is_not() {
+    // a sleeps on 100 and nobody signals it.
+    let a = [Act::Sleep(100)];
+    let (verdict, events, _) = timed(1, &[], &[&a]);
+    assert_eq!(verdict, Verdict::LostWake);
+    assert_eq!(verdict.exit_code(), 44);
+    assert!(events.contains(&Event::LostWake {
+        t: 1,
+        s: 140,
+        g: 100,
+        p0: 100,
+        p1: 0,
+        p2: 0,
+        p3: 0
+    }));
+    assert!(!events.iter().any(|e| matches!(e, Event::Blocked { .. })));
+    // The same with b signalling 100 (before or after a sleeps): a pass.
+    let b = [Act::Do(Op::Signal { s: 7, g: 100 })];
+    for seed in 0..10 {
+        let (verdict, events, _) = timed(seed, &[], &[&a, &b]);
+        assert_eq!(verdict, Verdict::Pass, "seed {seed}");
+        assert!(!events.iter().any(|e| matches!(e, Event::LostWake { .. })));
+    }
+    // A timer is a wake-up too: a run with one pending is not over.
+    let c = [Act::TimerAt(100, 1_000_000), Act::Sleep(100)];
+    assert_eq!(timed(1, &[], &[&c]).0, Verdict::Pass);
+}
+
+#[test]
+fn a_lock_cycle_stays_a_deadlock_beside_a_sleeper() {
+    let sleeper = [Act::Sleep(100)];
+    let ab = [
+        Act::Do(Op::Acquire { s: 1, l: 10, c: 10 }),
+        Act::Do(Op::Yield { s: 2 }),
+        Act::Do(Op::Acquire { s: 3, l: 20, c: 20 }),
+    ];
+    let ba = [
+        Act::Do(Op::Acquire { s: 4, l: 20, c: 20 }),
+        Act::Do(Op::Yield { s: 5 }),
+        Act::Do(Op::Acquire { s: 6, l: 10, c: 10 }),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..40 {
+        let (verdict, _, _) = timed(seed, &[], &[&sleeper, &ab, &ba]);
+        assert!(
+            matches!(verdict, Verdict::Deadlock | Verdict::LostWake),
+            "{verdict:?}"
+        );
+        seen.insert(verdict as u8);
+    }
+    // Some seeds close the cycle (deadlock), others do not (only the sleeper is left).
+    assert_eq!(seen.len(), 2, "{seen:?}");
+}
+
+#[test]
+fn a_timer_may_request_an_interrupt_source() {
+    let mut c = core(3);
+    let source = irq::IrqSource {
+        priority: 1,
+        firing: irq::Firing::Requested,
+    };
+    c.declare_irqs(&[source]);
+    assert_eq!(c.decide(), Next::Run(0));
+    assert_eq!(
+        c.point(
+            0,
+            Op::IrqMask {
+                s: 1,
+                i: crate::op::ALL_IRQS,
+                on: false
+            }
+        ),
+        Next::Run(0)
+    );
+    c.set_timer(7, 25, time::TimerAction::Request(0));
+    c.sleep(0, 300, 0, [0; 4]);
+    // Main waits for a signal the handler sends: the clock moves, the source fires.
+    assert_eq!(c.point(0, Op::Wait { s: 2, g: 300 }), Next::Fire(0));
+    assert_eq!(c.now(), 25);
+    let ctx = c.irq_enter(0, 0);
+    assert_eq!(
+        c.handler_point(ctx, Op::Signal { s: 3, g: 300 }),
+        irq::HandlerNext::Run
+    );
+    c.irq_exit(0);
+    assert_eq!(c.resume(), Next::Run(0));
+    assert_eq!(c.exit(0), Next::End(Verdict::Pass));
+}

@@ -297,3 +297,74 @@ pub const CROSS_PORT_EXAMPLES: &[&str] = &[
     "irq_nested",
     "irq_masked_ok",
 ];
+
+/// `cargo` as a user runs it in `project`: the project's rust-toolchain.toml and
+/// .cargo/config.toml decide, not what this test process inherited from the outer cargo;
+/// `jostle` on PATH is the one these tests built (a runner line calls it by name).
+pub fn user_cargo(project: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = Command::new("cargo");
+    cmd.args(args).current_dir(project);
+    for var in [
+        "RUSTUP_TOOLCHAIN",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "CARGO_BUILD_TARGET_DIR",
+        "CARGO_BUILD_RUSTFLAGS",
+        "JOSTLE_SKIP_LINK_CHECK",
+        "DEFMT_LOG",
+    ] {
+        cmd.env_remove(var);
+    }
+    let bin_dir = jostle().parent().unwrap().to_owned();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let paths = std::iter::once(bin_dir).chain(std::env::split_paths(&path));
+    cmd.env("PATH", std::env::join_paths(paths).unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("cargo runs")
+}
+
+/// A temporary directory outside the workspace (so no parent Cargo.toml or
+/// .cargo/config.toml of this checkout applies), named `prefix…`.
+pub fn outside_dir(prefix: &str) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(std::env::temp_dir())
+        .unwrap();
+    let real = dir.path().canonicalize().unwrap();
+    let ws = workspace().canonicalize().unwrap();
+    assert!(
+        !real.starts_with(&ws),
+        "{} is inside the workspace",
+        real.display()
+    );
+    dir
+}
+
+/// The project of Embassy apps (`examples/embassy`: a workspace of its own, the executor
+/// and portable-atomic stand-ins patched in): binary `bin`, built for QEMU. Every app is
+/// built by one cargo call, once per test process, in a target directory of its own.
+pub fn embassy_example(bin: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    let dir = target_dir().join("embassy");
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(&cargo)
+            .current_dir(workspace().join("examples").join("embassy"))
+            .args([
+                "build",
+                "--release",
+                "--target",
+                "thumbv7m-none-eabi",
+                "--target-dir",
+            ])
+            .arg(&dir)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building examples/embassy failed");
+    });
+    dir.join("thumbv7m-none-eabi").join("release").join(bin)
+}

@@ -13,7 +13,8 @@ use jostle_kernel::{Config, TraceLevel};
 /// measured site matches, not even in the targets' one-word filter, so this is their
 /// non-breakpoint path. (A site that shares the filter's bit with a breakpoint takes the
 /// general path: with the breakpoints at such a site, a race access measured 1,085.)
-pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
+/// Returns the yield point's cost under Random (a task point, for [`poll_cost`]'s row).
+pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<f64> {
     use jostle_kernel::config::Breakpoint;
     use jostle_kernel::targets::{aux, filter_bit, role};
     let fw = super::measuring_firmware(args, "sched_cost")?;
@@ -62,6 +63,7 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
     println!(
         "kernel cost  (instructions, trace=results, -icount shift=0; non-breakpoint sites; goal: point <= 50, switch <= 120)"
     );
+    let mut task_point = 0.0;
     for (strategy, bps, params) in strategies {
         let config = Config {
             trace: TraceLevel::Results,
@@ -91,6 +93,9 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
             field(line, "ticks").unwrap_or(0.0) * per_tick / field(line, "points").unwrap_or(1.0)
         };
         let point_cost = per_point(&find("cost point")?);
+        if strategy == StrategyId::Random {
+            task_point = point_cost;
+        }
         let access_cost = per_point(&find("cost access")?);
         let ping = find("cost pingpong")?;
         let mean_point =
@@ -115,6 +120,56 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<()> {
             jostle_host_tools::engine::targeting::strategy_name(strategy),
             per("stayed"),
             per("switched"),
+        );
+    }
+    Ok(task_point)
+}
+
+/// Instructions per poll step of an Embassy task (Jostle's `embassy-executor`): the
+/// `poll_cost` app of `examples/embassy` yields `N` times in one task, then in two tasks
+/// taking turns; SysTick under `-icount`, calibrated as `sched_cost` is. Printed beside a
+/// task's yield point (`task_point`, Random).
+pub(crate) fn poll_cost(args: &BenchArgs, task_point: f64) -> anyhow::Result<()> {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("host-tools lives in the checkout")?
+        .join("examples/embassy/Cargo.toml");
+    let target_dir = args.firmware.target_dir.as_ref().map(|d| d.join("embassy"));
+    let path = jostle_host_tools::transport::build::cargo_build_project(
+        &manifest,
+        "jostle-embassy-examples",
+        "poll_cost",
+        Some(jostle_host_tools::transport::build::QEMU_TARGET),
+        target_dir.as_deref(),
+    )
+    .context("poll_cost: the Embassy row needs the Jostle checkout (examples/embassy)")?;
+    let fw = jostle_host_tools::transport::load_firmware(&path)?;
+    let config = Config {
+        trace: TraceLevel::Results,
+        ..Config::default()
+    };
+    let raw = Qemu::default().run(&fw, &config)?;
+    let outcome = RunOutcome::from_qemu(&fw, config, raw);
+    if let Some(e) = outcome.error {
+        return Err(e.into());
+    }
+    let field = |line: &str, name: &str| super::fields(line, name).next().unwrap_or(0.0);
+    let cal = outcome
+        .logs
+        .iter()
+        .find(|l| l.starts_with("cost calibration"))
+        .context("poll_cost printed no calibration")?;
+    let per_tick = field(cal, "instructions") / field(cal, "ticks").max(1.0);
+    for line in outcome.logs.iter().filter(|l| l.starts_with("cost poll")) {
+        let per_poll = field(line, "ticks") * per_tick / field(line, "polls").max(1.0);
+        println!(
+            "embassy poll  {} task{}: {per_poll:>7.1} instructions per poll step (acquire, poll, self-wake, release, wait) beside a task's yield point {task_point:>6.1}; goal: poll step <= 1000",
+            field(line, "tasks"),
+            if field(line, "tasks") > 1.0 {
+                "s taking turns"
+            } else {
+                ""
+            },
         );
     }
     Ok(())

@@ -95,7 +95,8 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
         long_runs::predict_cost(&fw, args.predict_increments)?;
     }
     if wants(Part::Kernel) {
-        kernel_costs::kernel_costs(&args)?;
+        let task_point = kernel_costs::kernel_costs(&args)?;
+        kernel_costs::poll_cost(&args, task_point)?;
         restart_cost::restart_cost(&args)?;
         footprint::footprint(&fw.path)?;
     }

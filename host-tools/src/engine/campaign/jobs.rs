@@ -282,6 +282,8 @@ mod tests {
             exit_code: Some(i32::from(verdict.exit_code())),
             error: None,
             frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
         };
         let mut rejected = run(
             vec![Event::ConfigRejected { reason: 1 }],

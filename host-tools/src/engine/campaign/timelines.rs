@@ -231,6 +231,7 @@ fn step_marks(
                     .unwrap_or_default(),
                 value: outcome.value_text(i).unwrap_or_default(),
                 highlight: highlight(e),
+                task_name: task_name(outcome, e.task()),
             }
         })
         .collect()
@@ -255,20 +256,26 @@ pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
             Event::HardFault { t, .. } => (t, "hardfault", None),
             Event::HandlerBlocked { t, s, .. } => (t, "handler-blocked", Some(s)),
             Event::Starved { t, s, .. } => (t, "starved", (s != 0).then_some(s)),
+            Event::LostWake { t, .. } => (t, "lost-wake", None),
             _ => continue,
+        };
+        let site = match *e {
+            Event::LostWake { g, .. } => outcome.wait_sites.get(&g).cloned().unwrap_or_default(),
+            _ => s.map(|s| outcome.site_text(s)).unwrap_or_default(),
         };
         marks.push(Mark {
             step: end,
             task,
             op: op.into(),
-            site: s.map(|s| outcome.site_text(s)).unwrap_or_default(),
+            site,
             location: crate::trace::run::location_of(e)
                 .map(|a| outcome.location_text(a))
                 .unwrap_or_default(),
             value: String::new(),
             highlight: true,
+            task_name: task_name(outcome, Some(task)),
         });
-        if !matches!(e, Event::Blocked { .. }) {
+        if !matches!(e, Event::Blocked { .. } | Event::LostWake { .. }) {
             break;
         }
     }
@@ -326,7 +333,14 @@ pub fn timeline(outcome: &RunOutcome) -> Vec<Mark> {
             location: String::new(),
             value: String::new(),
             highlight: true,
+            task_name: task_name(outcome, Some(t)),
         });
     }
     marks
+}
+
+/// The name of task `t` in `outcome`, if the firmware named it.
+fn task_name(outcome: &RunOutcome, t: Option<u8>) -> String {
+    t.and_then(|t| outcome.task_names.get(&t).cloned())
+        .unwrap_or_default()
 }

@@ -10,13 +10,14 @@ use std::fmt::Write;
 
 /// Operations that are not steps but how the run ended: `timelines.rs` appends them after
 /// the last step, numbered like the step that would have come next.
-const ENDINGS: [&str; 6] = [
+const ENDINGS: [&str; 7] = [
     "panic",
     "blocked",
     "stack-overflow",
     "hardfault",
     "handler-blocked",
     "starved",
+    "lost-wake",
 ];
 
 /// A timeline to render.
@@ -39,6 +40,13 @@ impl Timeline<'_> {
         let mut lanes: Vec<u8> = self.marks.iter().map(|m| m.task).collect();
         lanes.sort_unstable();
         lanes.dedup();
+        // Tasks the firmware named (an Embassy task's function) go by their names.
+        let names: std::collections::HashMap<u8, &str> = self
+            .marks
+            .iter()
+            .filter(|m| !m.task_name.is_empty())
+            .map(|m| (m.task, m.task_name.as_str()))
+            .collect();
         let handlers = lanes.iter().any(|&t| is_handler(t));
         let _ = writeln!(
             h,
@@ -64,8 +72,8 @@ impl Timeline<'_> {
                 h,
                 "<th class=\"lane{}\" style=\"width:{share:.2}%\" title=\"{}\">{}</th>",
                 if is_handler(t) { " irq" } else { "" },
-                lane_title(t),
-                lane_name(t)
+                lane_title(t, &names),
+                lane_name(t, &names)
             );
         }
         h.push_str("<th class=\"var\">variable</th><th class=\"src\">source line</th></tr>\n");
@@ -99,7 +107,7 @@ impl Timeline<'_> {
                 } else {
                     format!("step {}", m.step + 1)
                 },
-                lane_name(m.task),
+                lane_name(m.task, &names),
                 if m.site.is_empty() {
                     String::new()
                 } else {
@@ -200,18 +208,23 @@ fn is_handler(t: u8) -> bool {
     t >= IRQ_CONTEXT && t != NO_TASK
 }
 
-/// `task 1`, or `irq 3` for the handler of source 3.
-fn lane_name(t: u8) -> String {
+/// `task 1` (its name when the firmware named it: `consumer`), or `irq 3` for the
+/// handler of source 3.
+fn lane_name(t: u8, names: &std::collections::HashMap<u8, &str>) -> String {
     if is_handler(t) {
         format!("irq {}", t - IRQ_CONTEXT)
+    } else if let Some(name) = names.get(&t) {
+        (*name).to_owned()
     } else {
         format!("task {t}")
     }
 }
 
-fn lane_title(t: u8) -> String {
+fn lane_title(t: u8, names: &std::collections::HashMap<u8, &str>) -> String {
     if is_handler(t) {
         format!("the handler of interrupt source {}", t - IRQ_CONTEXT)
+    } else if let Some(name) = names.get(&t) {
+        format!("task {t}: {name}")
     } else {
         format!("task {t}")
     }
@@ -238,8 +251,10 @@ mod tests {
     fn sites_shorten_to_file_and_line_and_lanes_name_handlers() {
         assert_eq!(short_site("src/bin/x.rs:12:5"), "x.rs:12");
         assert_eq!(short_site(""), "");
-        assert_eq!(lane_name(2), "task 2");
-        assert_eq!(lane_name(IRQ_CONTEXT + 3), "irq 3");
+        let names = std::collections::HashMap::from([(4, "consumer")]);
+        assert_eq!(lane_name(2, &names), "task 2");
+        assert_eq!(lane_name(4, &names), "consumer");
+        assert_eq!(lane_name(IRQ_CONTEXT + 3, &names), "irq 3");
     }
 
     #[test]

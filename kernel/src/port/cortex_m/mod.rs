@@ -750,6 +750,18 @@ pub fn test() -> u32 {
     unsafe { (*kernel()).test }
 }
 
+/// Runs `f` on the core's clock and wake-ups, with the running context (see
+/// [`crate::sched::Clockwork`]).
+pub fn clockwork<R: Default>(f: impl FnOnce(&mut dyn crate::sched::Clockwork, TaskId) -> R) -> R {
+    // SAFETY: called by the running task or handler; no reference outlives the call, and
+    // `f` reaches no scheduling point (it only sees the core's clockwork).
+    unsafe {
+        let k = kernel();
+        let me = (*k).current;
+        f(&mut (*k).core, me)
+    }
+}
+
 /// An input the run's seed chooses, in `0..bound`.
 pub fn input(bound: u32) -> u32 {
     // SAFETY: called by the running task (or handler); nothing else touches the core now.

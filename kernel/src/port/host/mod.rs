@@ -408,6 +408,19 @@ pub fn value(v: u32, k: u8) {
     });
 }
 
+/// Runs `f` on the core's clock and wake-ups, with the running context (see
+/// [`crate::sched::Clockwork`]); once the run has ended, returns the default.
+pub fn clockwork<R: Default>(f: impl FnOnce(&mut dyn crate::sched::Clockwork, TaskId) -> R) -> R {
+    let me = ME.with(Cell::get);
+    with(|st| {
+        if st.ended.is_none() {
+            f(&mut st.core, me)
+        } else {
+            R::default()
+        }
+    })
+}
+
 /// Reserves a task id and creates its coroutine, which waits for its first turn.
 pub fn spawn(_region: (*mut u8, usize), entry: fn()) -> TaskId {
     let reserved = with(|st| match st.core.reserve() {

@@ -1,0 +1,148 @@
+//! Code addresses to source lines, through the ELF's DWARF debug information: where a
+//! lost wake-up's sleeper waits. The firmware knows no source location for an `.await`;
+//! it keeps the return addresses found on the task's stack when the task registered its
+//! waker, and the first of their frames (inlined ones included, innermost first) that is
+//! the application's own code is the `.await` it is suspended at.
+
+use crate::trace::elf::SiteLoc;
+
+use object::{Object, ObjectSection};
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::Arc;
+
+type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
+
+/// An ELF's line information.
+pub struct Lines {
+    context: addr2line::Context<Reader>,
+    /// The compilation directories of its units (a crate's package directory): a file
+    /// under one reads relative to it, as the compiler records the crate's own sites
+    /// (`src/main.rs`).
+    comp_dirs: Vec<String>,
+}
+
+impl Lines {
+    /// The line information of an ELF, if it has any.
+    pub fn parse(bytes: &[u8]) -> Option<Lines> {
+        let file = object::File::parse(bytes).ok()?;
+        let endian = if file.is_little_endian() {
+            gimli::RunTimeEndian::Little
+        } else {
+            gimli::RunTimeEndian::Big
+        };
+        let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
+            let data = file
+                .section_by_name(id.name())
+                .and_then(|s| s.uncompressed_data().ok())
+                .unwrap_or(Cow::Borrowed(&[]));
+            Ok(gimli::EndianArcSlice::new(Arc::from(&*data), endian))
+        };
+        let dwarf = gimli::Dwarf::load(load).ok()?;
+        let mut comp_dirs = Vec::new();
+        let mut units = dwarf.units();
+        while let Ok(Some(header)) = units.next() {
+            if let Ok(unit) = dwarf.unit(header)
+                && let Some(dir) = &unit.comp_dir
+                && let Ok(dir) = gimli::Reader::to_string_lossy(dir)
+                && !comp_dirs.iter().any(|d| d == dir.as_ref())
+            {
+                comp_dirs.push(dir.into_owned());
+            }
+        }
+        // The longest first, so that a crate inside another's directory reads as its own.
+        comp_dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+        let context = addr2line::Context::from_dwarf(dwarf).ok()?;
+        Some(Lines { context, comp_dirs })
+    }
+
+    /// The first frame of the return addresses `pcs` (innermost first; 0 ends the list)
+    /// that lies in the application's own source: not a dependency from a registry, not
+    /// the standard library, not Jostle's own crates. A file under its unit's compilation
+    /// directory reads relative to it, as the compiler records the sites of the crate it
+    /// compiles (`src/main.rs`).
+    pub fn app_site(&self, pcs: &[u32]) -> Option<SiteLoc> {
+        for &pc in pcs.iter().take_while(|&&pc| pc != 0) {
+            // Inside the call instruction that returns there (Thumb: bit 0 set).
+            let addr = u64::from((pc & !1).saturating_sub(2));
+            let mut frames = self.context.find_frames(addr).skip_all_loads().ok()?;
+            while let Ok(Some(frame)) = frames.next() {
+                let Some(loc) = frame.location else { continue };
+                let (Some(file), Some(line)) = (loc.file, loc.line) else {
+                    continue;
+                };
+                if is_app_file(file) {
+                    return Some(SiteLoc {
+                        file: relative(file, &self.comp_dirs),
+                        line,
+                        col: loc.column.unwrap_or(0),
+                    });
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Jostle's own crates, whose frames (the executor shim, the kernel, the boards) are never
+/// where an application waits.
+const JOSTLE_DIRS: [&str; 4] = ["shims", "kernel", "board", "jostle"];
+
+/// Is `file` the application's source (not a registry crate, the standard library or
+/// Jostle's own crates)?
+fn is_app_file(file: &str) -> bool {
+    if file.contains("/.cargo/registry/")
+        || file.contains("/.cargo/git/")
+        || file.starts_with("/rustc/")
+        || file.contains("/rustlib/")
+    {
+        return false;
+    }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+    !workspace.is_some_and(|ws| {
+        JOSTLE_DIRS
+            .iter()
+            .any(|d| Path::new(file).starts_with(ws.join(d)))
+    })
+}
+
+/// `file` relative to the first of `dirs` it lies under, if any.
+fn relative(file: &str, dirs: &[String]) -> String {
+    dirs.iter()
+        .find_map(|dir| Path::new(file).strip_prefix(dir).ok())
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| file.to_owned(), |p| p.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_std_and_jostle_files_are_not_the_app() {
+        assert!(!is_app_file(
+            "/root/.cargo/registry/src/x/embassy-sync-0.8.0/src/signal.rs"
+        ));
+        assert!(!is_app_file("/rustc/abc/library/core/src/future/mod.rs"));
+        let ws = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let shim = ws.join("shims/embassy-executor/src/waker.rs");
+        assert!(!is_app_file(shim.to_str().unwrap()));
+        let example = ws.join("examples/embassy/src/bin/signal.rs");
+        assert!(is_app_file(example.to_str().unwrap()));
+        assert!(is_app_file("src/main.rs"));
+    }
+
+    #[test]
+    fn files_of_a_unit_read_relative_to_its_directory() {
+        let dirs = [
+            "/home/u/fw/examples/app".to_owned(),
+            "/home/u/fw".to_owned(),
+        ];
+        assert_eq!(
+            relative("/home/u/fw/examples/app/src/main.rs", &dirs),
+            "src/main.rs"
+        );
+        assert_eq!(relative("/home/u/fw/src/lib.rs", &dirs), "src/lib.rs");
+        assert_eq!(relative("/elsewhere/x.rs", &dirs), "/elsewhere/x.rs");
+    }
+}

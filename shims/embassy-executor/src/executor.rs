@@ -1,0 +1,137 @@
+//! The executor: each Embassy task a Jostle task of its own, each poll a section of the
+//! executor's lock.
+//!
+//! Embassy polls one task at a time and a task gives the CPU back only at an `.await`
+//! that returns `Pending`. Here each spawned task is a Jostle task whose body loops: take
+//! the executor's lock, poll the future once, release the lock; if it is `Pending`, wait
+//! for its wake-up signal. Polls of one executor never interleave (the lock), as in
+//! Embassy, but which ready task polls next is the seeded scheduler's decision at each
+//! `Acquire` (Embassy's own order is one of its choices). A wake is a `Signal` (see
+//! [`crate::raw`]); a task waiting on a wake-up declares itself a sleeper first, so that a
+//! wake-up that never comes is the run's verdict (`lost_wake`), not a pass or a deadlock.
+
+use crate::raw::{TaskHeader, TaskRef};
+use crate::spawner::Spawner;
+use core::cell::Cell;
+use jostle_kernel::clock;
+use jostle_kernel::{MAX_TASKS, Op, TaskId, port};
+
+/// The state an executor needs: its identity (its address, the lock its polls hold).
+pub struct ExecutorCore {
+    _id: u8,
+}
+
+impl ExecutorCore {
+    pub(crate) const fn new() -> Self {
+        ExecutorCore { _id: 0 }
+    }
+
+    /// Its id: its address (a static's), also its polls' lock.
+    pub(crate) fn id(&'static self) -> u32 {
+        port::addr(self as *const Self as *const ())
+    }
+
+    /// The executor whose id is `id`.
+    pub(crate) fn of(id: u32) -> &'static ExecutorCore {
+        crate::raw::executor_of(id)
+    }
+
+    /// Starts `task` as a Jostle task of its own (a scheduling point: the spawn), at `site`.
+    pub(crate) fn spawn(&'static self, task: TaskRef, site: u32) {
+        let header = task.header;
+        header.executor.set(self.id());
+        header.site.set(site);
+        let (stack, region) = crate::arch::take_stack();
+        let t = port::spawn(region, task_main);
+        RUNNING.set(t, Some((header, stack)));
+        header.task.set(t);
+        let (pool, index) = header.pool();
+        clock::name_task(t, pool as u32, index);
+        port::point(Op::Spawn { s: site, child: t });
+    }
+}
+
+/// Jostle's executor: stands in for Embassy's thread-mode executor.
+pub struct Executor {
+    core: &'static ExecutorCore,
+    not_send: core::marker::PhantomData<*mut ()>,
+}
+
+/// The thread-mode executor's state: a static, since `#[embassy_executor::main]` keeps the
+/// `Executor` itself on the boot stack, which the kernel gives to interrupt handlers.
+static THREAD: ExecutorCore = ExecutorCore::new();
+
+impl Executor {
+    /// The thread-mode executor.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Executor {
+            core: &THREAD,
+            not_send: core::marker::PhantomData,
+        }
+    }
+
+    /// Starts Jostle's kernel: `init` runs as the boot task with this executor's spawner,
+    /// and every task it spawns as a Jostle task. The run ends when every task has ended,
+    /// when the application exits (semihosting), or with a finding.
+    pub fn run(&'static mut self, init: impl FnOnce(Spawner)) -> ! {
+        crate::arch::start(self.core, init)
+    }
+}
+
+/// The Embassy tasks that are running, by Jostle task id: the header and the stack.
+struct Running([Cell<Option<(&'static TaskHeader, usize)>>; MAX_TASKS]);
+
+// SAFETY: one task or handler runs at a time; the table is touched between two scheduling
+// points only.
+unsafe impl Sync for Running {}
+
+impl Running {
+    fn set(&self, t: TaskId, entry: Option<(&'static TaskHeader, usize)>) {
+        self.0[t as usize].set(entry);
+    }
+    fn get(&self, t: TaskId) -> Option<(&'static TaskHeader, usize)> {
+        self.0[t as usize].get()
+    }
+}
+
+static RUNNING: Running = Running([const { Cell::new(None) }; MAX_TASKS]);
+
+/// The body of every Embassy task's Jostle task: poll, then wait to be woken, until done.
+fn task_main() {
+    let t = port::current();
+    let Some((header, stack)) = RUNNING.get(t) else {
+        panic!("jostle: task {t} is no Embassy task");
+    };
+    let executor = header.executor.get();
+    let site = header.site.get();
+    let g = header.wake_signal();
+    loop {
+        port::point(Op::Acquire {
+            s: site,
+            l: executor,
+            c: executor,
+        });
+        header.queued.set(false);
+        // The futures still waiting on a deadline set the task's timer again as they are
+        // polled: a timer no future waits on wakes nobody.
+        if header.timer_at.replace(u64::MAX) != u64::MAX {
+            clock::cancel_timer(g);
+        }
+        let done = header.poll().is_ready();
+        port::point(Op::Release {
+            s: site,
+            l: executor,
+        });
+        if done {
+            break;
+        }
+        clock::sleep(g, 0, header.wait_pcs.get());
+        port::point(Op::Wait { s: site, g });
+    }
+    if header.timer_at.replace(u64::MAX) != u64::MAX {
+        clock::cancel_timer(g);
+    }
+    RUNNING.set(t, None);
+    crate::arch::give_stack(stack);
+}

@@ -1,0 +1,285 @@
+//! Embassy apps under Jostle, their source unchanged (`examples/embassy`, a project of its
+//! own with `shims/embassy-executor` patched in): the clean apps pass every campaign; each
+//! buggy app's campaign finds its bug (a panic or a lost wake-up), names the tasks after
+//! their task functions, shrinks the run and replays it; an app written outside the
+//! workspace builds with only the documented Cargo lines and its campaign finds the lost
+//! wake-up Embassy's poll order hides.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::time::Instant;
+
+/// The apps without a bug.
+const CLEAN: [&str; 9] = [
+    "signal_handoff",
+    "channel_pipeline",
+    "mutex_state_machine",
+    "watch_config",
+    "pubsub_events",
+    "ticker_heartbeat",
+    "select_timeout",
+    "spawn_from_task",
+    "task_pool",
+];
+
+/// The apps with a bug: (app, verdict, words of the finding, the line it points at, a task
+/// name the replay shows).
+const BUGGY: [(&str, &str, &str, &str, &str); 4] = [
+    (
+        "mutex_check_then_act",
+        "panic",
+        "overdrawn",
+        "assert!(",
+        "payment[1]",
+    ),
+    (
+        "timeout_race",
+        "panic",
+        "got a stale reading",
+        "Ok(reading) => assert_eq!",
+        "controller",
+    ),
+    (
+        "lost_notification",
+        "lost_wake",
+        "lost wake-up: task protocol waits at src/bin/lost_notification.rs:",
+        "FRAME_READY.register(cx.waker());",
+        "radio[1]",
+    ),
+    (
+        "signal_reset_hang",
+        "lost_wake",
+        "lost wake-up: task processor waits at src/bin/signal_reset_hang.rs:",
+        "let command = COMMAND.wait().await;",
+        "supervisor",
+    ),
+];
+
+/// Runs of each campaign: Phase I, the candidates' runs, then search. An Embassy app's
+/// shared state lives in embassy-sync's primitives, whose data is not instrumented, so few
+/// bugs are predicted: search is what finds most of them.
+const BUDGET: &str = "300";
+
+fn campaign(app: &str, dir: &Path) -> std::process::Output {
+    let elf = embassy_example(app);
+    jostle_in(
+        dir,
+        &[
+            "campaign",
+            elf.to_str().unwrap(),
+            "--budget",
+            BUDGET,
+            "-j",
+            "2",
+        ],
+    )
+}
+
+#[test]
+fn clean_embassy_apps_pass_their_campaigns() {
+    for app in CLEAN {
+        let dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        let out = campaign(app, dir.path());
+        assert_eq!(out.status.code(), Some(0), "{app}: {}", text(&out));
+        let r = report(&dir.path().join("jostle-report"));
+        assert!(failures(&r).is_empty(), "{app}: {r:#}");
+        eprintln!(
+            "{app}: campaign {:.1} s, runs {}",
+            started.elapsed().as_secs_f64(),
+            r["runs"]
+        );
+    }
+}
+
+#[test]
+fn buggy_embassy_apps_are_found_named_shrunk_and_replayed() {
+    for (app, verdict, words, line, task) in BUGGY {
+        let dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        let out = campaign(app, dir.path());
+        assert_eq!(out.status.code(), Some(40), "{app}: {}", text(&out));
+        let r = report(&dir.path().join("jostle-report"));
+        let found = failures(&r);
+        let f = found
+            .iter()
+            .find(|f| f["verdict"] == verdict)
+            .unwrap_or_else(|| panic!("{app}: no {verdict}: {r:#}"));
+        assert!(
+            f["example"].as_str().unwrap().contains(words),
+            "{app}: {f:#}"
+        );
+        let file = format!("src/bin/{app}.rs");
+        let at = format!(
+            "{file}:{}:",
+            line_of(&format!("examples/embassy/{file}"), line)
+        );
+        assert!(
+            f["site"].as_str().unwrap().contains(&at),
+            "{app}: {at} in {f:#}"
+        );
+        assert!(f["shrunk"].is_object(), "{app}: not shrunk: {f:#}");
+        let id = f["id"].as_str().unwrap();
+        let elf = embassy_example(app);
+        for shrunk in [false, true] {
+            let mut args = vec![
+                "replay",
+                elf.to_str().unwrap(),
+                "--report",
+                "jostle-report",
+                "--bug",
+                id,
+            ];
+            if shrunk {
+                args.push("--shrunk");
+            }
+            let out = jostle_in(dir.path(), &args);
+            let shown = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                shown.contains(&format!("reproduced: {verdict} {id}")),
+                "{app} (shrunk: {shrunk}): {}",
+                text(&out)
+            );
+            // The lanes are the tasks, by the names of their task functions.
+            assert!(
+                shown
+                    .lines()
+                    .any(|l| l.split_whitespace().nth(1) == Some(task)),
+                "{app}: no step of {task}: {shown}"
+            );
+        }
+        eprintln!(
+            "{app}: campaign {:.1} s, runs {}, {verdict} {}",
+            started.elapsed().as_secs_f64(),
+            r["runs"],
+            f["example"]
+        );
+    }
+}
+
+/// An app written as Embassy's examples are, outside this workspace: a button task and a
+/// display task share a "pressed" count and an `AtomicWaker`; the display waits for a
+/// notification, then reads the count. Both buttons' debounce timers expire at the same
+/// tick: Embassy polls both before the display, Jostle's scheduler may not.
+const USER_APP: &str = r#"#![no_std]
+#![no_main]
+
+use core::future::poll_fn;
+use core::sync::atomic::{AtomicU32, Ordering};
+use core::task::Poll;
+use embassy_executor::Spawner;
+use embassy_futures::yield_now;
+use embassy_sync::waitqueue::AtomicWaker;
+use embassy_time::Timer;
+
+static PRESSES: AtomicU32 = AtomicU32::new(0);
+static PRESSED: AtomicWaker = AtomicWaker::new();
+
+#[embassy_executor::task(pool_size = 2)]
+async fn button() {
+    Timer::after_millis(20).await;
+    PRESSES.fetch_add(1, Ordering::Relaxed);
+    PRESSED.wake();
+}
+
+#[embassy_executor::task]
+async fn display() {
+    let mut shown = 0;
+    while shown < 2 {
+        let mut armed = false;
+        poll_fn(|cx| {
+            if armed {
+                return Poll::Ready(());
+            }
+            PRESSED.register(cx.waker());
+            armed = true;
+            Poll::Pending
+        })
+        .await;
+        shown += PRESSES.swap(0, Ordering::Relaxed);
+        yield_now().await;
+    }
+}
+
+#[embassy_executor::main]
+async fn main(spawner: Spawner) {
+    spawner.spawn(display().unwrap());
+    spawner.spawn(button().unwrap());
+    spawner.spawn(button().unwrap());
+}
+"#;
+
+#[test]
+fn an_embassy_app_outside_the_workspace_builds_with_the_documented_lines_and_its_lost_wake_up_is_found()
+ {
+    let tmp = outside_dir("jostle-embassy-");
+    let project = tmp.path().join("buttons");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::create_dir_all(project.join(".cargo")).unwrap();
+    let ws = workspace();
+    let manifest = format!(
+        r#"[package]
+name = "buttons"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+embassy-executor = {{ version = "0.10", features = ["platform-cortex-m", "executor-thread"] }}
+embassy-sync = "0.8"
+embassy-time = {{ version = "0.5", features = ["tick-hz-32_768"] }}
+embassy-futures = "0.1"
+cortex-m = "0.7"
+cortex-m-rt = "0.7"
+cortex-m-semihosting = "0.5"
+
+[patch.crates-io]
+embassy-executor = {{ path = "{}" }}
+portable-atomic = {{ path = "{}" }}
+
+[profile.release]
+debug = true
+"#,
+        ws.join("shims/embassy-executor").display(),
+        ws.join("shims/portable-atomic").display()
+    );
+    std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(
+        project.join(".cargo/config.toml"),
+        r#"[build]
+target = "thumbv7m-none-eabi"
+
+[target.thumbv7m-none-eabi]
+rustflags = ["-C", "link-arg=-Tlink.x", "-C", "link-arg=-Tdefmt.x", "-C", "link-arg=--nmagic"]
+runner = "jostle campaign"
+"#,
+    )
+    .unwrap();
+    std::fs::write(project.join("src/main.rs"), USER_APP).unwrap();
+    std::fs::copy(
+        ws.join("rust-toolchain.toml"),
+        project.join("rust-toolchain.toml"),
+    )
+    .unwrap();
+
+    let started = Instant::now();
+    let run = user_cargo(
+        &project,
+        &["run", "--release", "--", "--budget", BUDGET, "-j", "2"],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(40), "{}", text(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let register = USER_APP
+        .lines()
+        .position(|l| l.contains("PRESSED.register"))
+        .unwrap()
+        + 1;
+    let words = format!("lost wake-up: task display waits at src/main.rs:{register}:");
+    assert!(stdout.contains(&words), "{words}: {}", text(&run));
+    eprintln!(
+        "outside app: build and campaign {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
