@@ -46,9 +46,10 @@ fn case(code: i32, what: &'static str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> 
         args: args.iter().map(|a| a.as_ref().to_owned()).collect(),
         env: Vec::new(),
         cwd: None,
-        // Verdicts (0, 10-19, 44) print a run; campaigns (40, 41) their progress and table;
+        // Verdicts (0, 10-19, 44, 45) print a run; campaigns (40, 41) their progress and table;
         // a failed build (25) shows cargo's own diagnostics first.
-        one_line: !matches!(code, 0 | 10..=19 | 25 | 40 | 41 | 44) || what.contains("(host side)"),
+        one_line: !matches!(code, 0 | 10..=19 | 25 | 40 | 41 | 44 | 45)
+            || what.contains("(host side)"),
     }
 }
 
@@ -257,6 +258,7 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
         ),
         case(14, "stack overflow", &[&"run", &fw("stack_overflow")]),
         case(44, "lost wake-up", &[&"run", &fw("lost_wake")]),
+        case(45, "starvation", &[&"run", &fw("waits_for_nothing")]),
         case(
             15,
             "block refused (host side)",

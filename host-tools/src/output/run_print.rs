@@ -122,7 +122,10 @@ impl RunOutcome {
                 }
                 Event::Starved { t, s, a, steps } => {
                     let reads = (a != 0).then(|| self.location_text(a));
-                    line += &format!(": {}", crate::trace::failure::starvation_text(t, reads, steps));
+                    line += &format!(
+                        ": {}",
+                        crate::trace::failure::starvation_text(t, reads, steps)
+                    );
                     if s != 0 {
                         line += &format!(" (last read at {})", self.site_text(s));
                     }

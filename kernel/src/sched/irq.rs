@@ -391,7 +391,15 @@ impl<K: Sink> Core<K> {
             self.tracker.after_access(ctx, &op, &self.targets);
         }
         // A handler's write (or lock, signal, mask) may be what a spinning task waits for.
-        if op.observes().is_none() && !matches!(op, Op::AtomicAccess { kind: AtomicKind::Cas, .. }) {
+        if op.observes().is_none()
+            && !matches!(
+                op,
+                Op::AtomicAccess {
+                    kind: AtomicKind::Cas,
+                    ..
+                }
+            )
+        {
             self.progressed();
         }
         self.steps += 1;

@@ -614,9 +614,16 @@ fn a_postponed_task_is_released_as_soon_as_the_others_only_spin() {
             .iter()
             .filter(|e| matches!(e, Event::Yield { .. }))
             .count();
-        assert!(yields <= 2, "seed {seed}: {yields} yields before the release");
+        assert!(
+            yields <= 2,
+            "seed {seed}: {yields} yields before the release"
+        );
         assert_eq!(events[released + 1], Event::Write { t: 1, s: 10, a: 7 });
-        assert!(!events.iter().any(|e| matches!(e, Event::LivelockRelease { .. })));
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, Event::LivelockRelease { .. }))
+        );
     }
 }
 
@@ -631,8 +638,15 @@ fn a_task_that_makes_progress_does_not_release_a_postponed_one() {
     let mut config = with(StrategyId::Race, 2, &bps);
     config.livelock_bound = 20;
     let (_, events) = simulate(&config, &[&[Op::Write { s: 10, a: 7 }], &worker]);
-    assert!(events.contains(&Event::Postpone { t: 1, s: 10 }), "{events:?}");
-    assert!(!events.iter().any(|e| matches!(e, Event::SpinRelease { .. })));
+    assert!(
+        events.contains(&Event::Postpone { t: 1, s: 10 }),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::SpinRelease { .. }))
+    );
     assert!(
         events
             .iter()
@@ -1424,7 +1438,11 @@ mod interrupts {
             .iter()
             .position(|e| matches!(e, Event::IrqEnter { .. }))
             .expect("fired");
-        let reads = |evs: &[Event]| evs.iter().filter(|e| matches!(e, Event::Read { .. })).count();
+        let reads = |evs: &[Event]| {
+            evs.iter()
+                .filter(|e| matches!(e, Event::Read { .. }))
+                .count()
+        };
         assert!(reads(&events[..fired]) > 50, "{}", reads(&events[..fired]));
         let starved = events
             .iter()
@@ -1451,7 +1469,11 @@ mod interrupts {
         let (_, events, _) = schedule_with_irqs(&config, &[&task], &handlers, true);
         let released = events
             .iter()
-            .position(|e| *e == Event::SpinRelease { t: irq::irq_context(0) })
+            .position(|e| {
+                *e == Event::SpinRelease {
+                    t: irq::irq_context(0),
+                }
+            })
             .unwrap_or_else(|| panic!("{events:?}"));
         assert!(matches!(events[released + 1], Event::IrqEnter { i: 0, .. }));
         let yields = events[..released]

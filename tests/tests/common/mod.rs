@@ -265,13 +265,14 @@ pub fn crate_example(bin: &str, host: bool) -> PathBuf {
     }
 }
 
-/// Runs `scripts/<script>` with `args` in the benchmarks' own target directory (the outer
-/// cargo's lock is not waited on, and the release tool is built once for every benchmark),
-/// checks that it exits 0, and returns its standard output.
+/// Runs `scripts/<script>` with `args` in the tests' target directory (the outer cargo's
+/// lock is not waited on) with the `jostle` these tests built (no release build of the
+/// tool), checks that it exits 0, and returns its standard output.
 pub fn bench_script(script: &str, args: &[&str]) -> String {
     let out = Command::new(workspace().join("scripts").join(script))
         .args(args)
-        .env("CARGO_TARGET_DIR", target_dir().join("cct"))
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("JOSTLE", jostle())
         .output()
         .unwrap_or_else(|e| panic!("scripts/{script} runs: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

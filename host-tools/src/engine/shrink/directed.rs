@@ -82,7 +82,10 @@ pub fn focus_schedules(events: &[Event], entries: &[Entry]) -> Vec<Vec<Breakpoin
     let mut pairs: Vec<((u8, u32), (u8, u32))> = Vec::new();
     for &x in &named {
         for &y in involved.iter().filter(|&&y| y != x && y < IRQ_CONTEXT) {
-            for p in [((x, count(x)), (y, count(y))), ((y, count(y)), (x, count(x)))] {
+            for p in [
+                ((x, count(x)), (y, count(y))),
+                ((y, count(y)), (x, count(x))),
+            ] {
                 if !pairs.contains(&p) {
                     pairs.push(p);
                 }
@@ -241,7 +244,12 @@ mod tests {
             Event::Acquire { t: 2, s, l, c: l },
             Event::Write { t: 3, s, a: d },
             Event::Read { t: 4, s, a: d },
-            Event::Acquire { t: 4, s, l: 77, c: 77 },
+            Event::Acquire {
+                t: 4,
+                s,
+                l: 77,
+                c: 77,
+            },
             Event::TaskPanic { t: 4, s },
         ];
         // 4 panicked; 3 wrote what it read; 1 and 2 kept to their own data.

@@ -3,11 +3,11 @@
 
 use crate::error::JostleError;
 use crate::trace::run::is_step;
+use jostle_kernel::Event;
 use jostle_kernel::config::Breakpoint;
 use jostle_kernel::event::IRQ_CONTEXT;
 use jostle_kernel::strategy::Schedule;
 use jostle_kernel::targets::role;
-use jostle_kernel::Event;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One entry of a schedule: its breakpoint and whether it is a preemption.
