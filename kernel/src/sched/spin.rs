@@ -22,8 +22,8 @@
 //! - **Starvation.** A task that runs alone while nothing else can act (every other task
 //!   ended or blocked, none postponed, no interrupt source able to fire, no timer pending) and
 //!   repeats the same iteration — the same operations at the same sites on the same locations,
-//!   none of which changes anything — for the livelock bound's number of steps, waits for
-//!   something nothing can do: the run ends with the `starvation` verdict, naming the task,
+//!   none of which changes anything, and at least one a read — for the livelock bound's number
+//!   of steps, waits for something nothing can do: the run ends with the `starvation` verdict, naming the task,
 //!   the site of its last read and the location it reads (`Starved`). Its local variables
 //!   are the only thing that could still differ between iterations, so a loop bounded by a
 //!   counter (a delay, a retry limit) of more than the bound's steps is reported too.
@@ -59,6 +59,10 @@ pub(super) struct SpinWatch {
     completed: bool,
     /// The bound was reached: the task starves.
     pub(super) starved: bool,
+    /// The current iteration read something (a location, not only yields).
+    reads: bool,
+    /// The previous iteration did.
+    last_reads: bool,
     /// The hash of the (site, location) of an iteration's first operation: an iteration ends
     /// when the task comes back to it.
     anchor: u32,
@@ -85,31 +89,33 @@ impl SpinWatch {
                 ..SpinWatch::default()
             };
         }
-        if read {
-            self.read = (s, a);
-        }
         let key = mix(FNV_BASIS, s, a);
         if !self.anchored {
             self.anchored = true;
             self.anchor = key;
             self.hash = key;
             self.began = step;
-            return;
-        }
-        if key != self.anchor {
+        } else if key != self.anchor {
             self.hash = mix(self.hash, s, a);
-            return;
-        }
-        // Back at the anchor: an iteration ended.
-        if self.completed && self.hash == self.last {
-            self.starved = step.wrapping_sub(self.since) >= bound;
         } else {
-            self.completed = true;
-            self.last = self.hash;
-            self.since = self.began;
+            // Back at the anchor: an iteration ended. A task that only yields (a delay
+            // loop) waits for nothing it reads: only iterations that read can starve.
+            if self.completed && self.hash == self.last {
+                self.starved = self.last_reads && step.wrapping_sub(self.since) >= bound;
+            } else {
+                self.completed = true;
+                self.last = self.hash;
+                self.last_reads = self.reads;
+                self.since = self.began;
+            }
+            self.hash = key;
+            self.began = step;
+            self.reads = false;
         }
-        self.hash = key;
-        self.began = step;
+        if read {
+            self.read = (s, a);
+            self.reads = true;
+        }
     }
 
     /// Something changed (or the task is no longer alone): the watch starts over.
@@ -261,6 +267,12 @@ mod tests {
         }
         assert_eq!(w.read, (1, 100));
         assert!(step >= 20);
+        // Only yields (a delay loop): it waits for nothing it reads.
+        let mut w = SpinWatch::default();
+        for i in 0..1000 {
+            w.observe(0, 2, 0, false, i, 20);
+        }
+        assert!(!w.starved);
         // Reading another element each time (an array scan): never the same iteration.
         let mut w = SpinWatch::default();
         for i in 0..1000 {

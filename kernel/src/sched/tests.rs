@@ -688,6 +688,37 @@ fn a_task_spinning_alone_on_what_nothing_can_change_starves() {
 }
 
 #[test]
+fn a_pending_timer_keeps_a_lone_spinner_from_starving_until_it_is_cancelled() {
+    // Main alone spins on location 8 (results trace: the lean path may run). While a timer
+    // is pending it may be what the spin waits for; once cancelled, nothing is.
+    let mut config = with(StrategyId::Random, 1, &[]);
+    config.livelock_bound = 50;
+    config.trace = TraceLevel::Results;
+    let mut c = Core::new(&config, 0, Rec::default());
+    c.set_timer(1, 1_000_000, time::TimerAction::Wake(1));
+    let spin = [Op::Read { s: 30, a: 8 }, Op::Yield { s: 31 }];
+    let mut next = c.decide();
+    for k in 0..600 {
+        if k == 300 {
+            c.cancel_timer(1);
+        }
+        match next {
+            Next::Run(0) => next = c.point(0, spin[k % 2]),
+            other => panic!("step {k}: {other:?}"),
+        }
+        if k < 300 {
+            assert_eq!(next, Next::Run(0), "step {k}: starved with a timer pending");
+        }
+        if let Next::End(v) = next {
+            assert_eq!(v, Verdict::Starvation);
+            assert!(k < 300 + 80, "{k}");
+            return;
+        }
+    }
+    panic!("never starved after the timer was cancelled");
+}
+
+#[test]
 fn a_loop_that_reads_something_else_each_time_does_not_starve() {
     // An array scan: alone and writing nothing, but each iteration reads another element.
     let scan: Vec<Op> = (0..500)

@@ -225,6 +225,15 @@ pub fn shrink(
         return Ok(result);
     }
     result.figures = extract(&outcome.events);
+    // Under the `schedule` strategy a preemption happens only at an entry (between entries
+    // the last task runs while it can): the trace's model, which takes a task it never saw
+    // step again for enabled, would count a switch away from it at the run's end as one.
+    result.figures.preemptions = result
+        .figures
+        .entries
+        .iter()
+        .filter(|e| e.preemptive && kept.contains(&e.bp))
+        .count() as u32;
     result.shrunk = Some((kept, outcome));
     Ok(result)
 }
