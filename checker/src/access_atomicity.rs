@@ -443,6 +443,7 @@ pub(crate) mod tests {
                     t,
                     s,
                     level: next(4) as u8,
+                    r: 0,
                 },
                 26 => Event::IrqRequest { t, s, i },
                 _ => Event::Join {

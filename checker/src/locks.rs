@@ -239,7 +239,7 @@ impl LockState {
                     }
                 }
             },
-            Event::PrioMask { t, s, level } => {
+            Event::PrioMask { t, s, level, .. } => {
                 self.add_level(level);
                 if self.holds_kind(t, |k| k == LockKind::Prio(level)) {
                     return;
@@ -664,17 +664,20 @@ mod tests {
             t: 1,
             s: 0,
             level: 3,
+            r: 0,
         });
         s.on_event(&Event::PrioMask {
             t: 1,
             s: 0,
             level: 2,
+            r: 0,
         });
         assert_eq!(ids(&s, 1), vec![prio_lock(2)]);
         s.on_event(&Event::PrioMask {
             t: 1,
             s: 0,
             level: 0,
+            r: 0,
         });
         assert!(ids(&s, 1).is_empty());
         // A handler firing holds its marker, and nothing from its previous firing.
@@ -745,11 +748,13 @@ mod tests {
             t: 1,
             s: 0,
             level: 1,
+            r: 0,
         });
         s.on_event(&Event::PrioMask {
             t: 1,
             s: 0,
             level: 4,
+            r: 0,
         });
         s.on_event(&Event::IrqEnter {
             t: 0x82,

@@ -796,12 +796,14 @@ mod tests {
             t: 1,
             s: 0,
             level: 3,
+            r: 0,
         });
         assert!(!ordered(&mut c, h, 1), "level 3 does not mask priority 2");
         c.on_event(&Event::PrioMask {
             t: 1,
             s: 0,
             level: 2,
+            r: 0,
         });
         assert!(ordered(&mut c, h, 1));
         // Without lock edges, none of this.

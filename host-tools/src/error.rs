@@ -58,6 +58,12 @@ pub enum JostleError {
     /// QEMU started but failed before the firmware ran (exit 27).
     #[error("QEMU failed: {0}")]
     QemuFailed(String),
+    /// QEMU died of a signal `jostle` did not send (the OOM killer, a user, a crash of QEMU)
+    /// while it made a run, whatever the run had written: the run is made again in a new
+    /// boot ([`crate::transport::retry`]), and this is the error only when it dies again and
+    /// again (exit 27, as QEMU failing).
+    #[error("QEMU died: {0}")]
+    BootDied(String),
     /// A saved trace (`jostle run --json` output) cannot be read (exit 29).
     #[error("{0}")]
     BadTrace(String),
@@ -139,6 +145,7 @@ impl JostleError {
             JostleError::BuildFailed(_) => 25,
             JostleError::Io { .. } => 26,
             JostleError::QemuFailed(_) => 27,
+            JostleError::BootDied(_) => 27,
             JostleError::BadTrace(_) => 29,
             JostleError::BadPrediction(_) => 30,
             JostleError::BadReport(_) => 31,

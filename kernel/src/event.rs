@@ -391,8 +391,15 @@ events! {
     /// Context `t` masked (`on` = 1) or unmasked (0) interrupt source `i` (`ALL_IRQS`: all).
     IrqMask [Sync] "irq-mask" "J irq-mask t={=u8} s={=u32} i={=u8} on={=u8}" { t: u8, s: u32, i: u8, on: u8 },
     /// Context `t` set the priority mask to `level`: sources of priority value `level` or
-    /// more cannot fire (0: no mask).
-    PrioMask [Sync] "prio-mask" "J prio-mask t={=u8} s={=u32} level={=u8}" { t: u8, s: u32, level: u8 },
+    /// more cannot fire (0: no mask); `r` is the resource whose lock this is (its address,
+    /// named from the ELF's symbols; 0: a mask that names none).
+    PrioMask [Sync] "prio-mask" "J prio-mask t={=u8} s={=u32} level={=u8} r={=u32}" { t: u8, s: u32, level: u8, r: u32 },
+    /// Context `t` is named by the `n` bytes of text at address `a` of the image (a
+    /// framework's task: the host reads the name from the ELF). Once per context and run,
+    /// before its first step.
+    ContextName [Results] "name" "J name t={=u8} a={=u32} n={=u32}" { t: u8, a: u32, n: u32 },
+    /// Task `t` waited at site `s` for an interrupt (a framework's idle loop) and one came.
+    Idle [Sync] "idle" "J idle t={=u8} s={=u32}" { t: u8, s: u32 },
     /// The handler running as context `t` would block at site `s` (`kind` as in `Blocked`,
     /// on `on`): on hardware the system hangs. The run ends with this verdict.
     HandlerBlocked [Results] "handler-blocked" "J handler-blocked t={=u8} s={=u32} kind={=u8} on={=u32}" { t: u8, s: u32, kind: u8, on: u32 },
@@ -449,6 +456,10 @@ events! {
     /// Task `t` is instance `i` of the object at address `a` (an Embassy task pool, an RTIC
     /// task's static): the host names it from the symbol there.
     TaskName [Results] "task-name" "J task-name t={=u8} a={=u32} i={=u8}" { t: u8, a: u32, i: u8 },
+    /// Task or handler `t` is about to wake signal `g` (its next step is that `Signal`),
+    /// from code addresses `p0`..`p3` on its stack (the host resolves them through the ELF's
+    /// debug information to the application's line that woke it; 0: none). Full trace only.
+    WakeFrom [Full] "wake-from" "J wake-from t={=u8} g={=u32} p0={=u32} p1={=u32} p2={=u32} p3={=u32}" { t: u8, g: u32, p0: u32, p1: u32, p2: u32, p3: u32 },
     /// A lost wake-up: task `t` (`NO_TASK`: an async task with no task of its own, named by
     /// `g`) waits for its wake-up signal `g` at site `s` (0: unknown) and nothing can wake
     /// it; `p0`..`p3` are code addresses on its stack when it registered its waker, which

@@ -47,6 +47,30 @@ pub enum Firing {
         /// Firings per run.
         max: u8,
     },
+    /// A peripheral's line whose handler firmware also pends: once per request (as
+    /// [`Firing::Requested`]), and besides spontaneously, at most `max` times per run (as
+    /// [`Firing::Spontaneous`]). An RTIC hardware task.
+    Hardware {
+        /// Spontaneous firings per run.
+        max: u8,
+    },
+    /// An async task run by the handler of source `by` (its dispatcher), which polls it
+    /// when it is requested: the scheduler never fires it on its own, and a request of it
+    /// is also a request of its dispatcher ([`crate::sched::Core::next_poll`]).
+    Polled {
+        /// The dispatcher's source index.
+        by: u8,
+    },
+}
+
+impl Firing {
+    /// The most spontaneous firings per run, when it fires spontaneously at all.
+    pub const fn spontaneous_max(self) -> Option<u8> {
+        match self {
+            Firing::Spontaneous { max } | Firing::Hardware { max } => Some(max),
+            Firing::Requested | Firing::Polled { .. } => None,
+        }
+    }
 }
 
 /// An interrupt source as the scheduler sees it.

@@ -53,8 +53,9 @@ pub enum Op {
     /// Mask (`on`) or unmask interrupt source `i` (NVIC enable bit; [`ALL_IRQS`]: every
     /// source).
     IrqMask { s: u32, i: u8, on: bool },
-    /// Mask every interrupt of priority value `level` or more (BASEPRI; 0: none).
-    PrioMask { s: u32, level: u8 },
+    /// Mask every interrupt of priority value `level` or more (BASEPRI; 0: none), for the
+    /// lock of resource `r` (its address; 0: a mask that names no resource).
+    PrioMask { s: u32, level: u8, r: u32 },
     /// An atomic operation of `kind` on location `a`, with memory ordering `ord`
     /// ([`ordering_code`]): a scheduling point like a plain access, never a data race with
     /// another atomic access.
@@ -64,6 +65,9 @@ pub enum Op {
         kind: AtomicKind,
         ord: u8,
     },
+    /// Wait for an interrupt (the idle loop of a framework's main, `wfi`): disabled until a
+    /// handler has run since the wait began (`since`: the run's handler entries then).
+    Idle { s: u32, since: u32 },
 }
 
 /// The `i` of [`Op::IrqMask`] that names every interrupt source.
@@ -127,7 +131,8 @@ impl Op {
             | Op::IrqRequest { s, .. }
             | Op::IrqMask { s, .. }
             | Op::PrioMask { s, .. }
-            | Op::AtomicAccess { s, .. } => Some(s),
+            | Op::AtomicAccess { s, .. }
+            | Op::Idle { s, .. } => Some(s),
         }
     }
 
@@ -177,6 +182,7 @@ impl Op {
             Op::IrqMask { .. } => 18,
             Op::PrioMask { .. } => 19,
             Op::AtomicAccess { .. } => 20,
+            Op::Idle { .. } => 21,
         }
     }
 
@@ -247,13 +253,14 @@ impl Op {
                 i,
                 on: on as u8,
             },
-            Op::PrioMask { s, level } => Event::PrioMask { t, s, level },
+            Op::PrioMask { s, level, r } => Event::PrioMask { t, s, level, r },
             Op::AtomicAccess { s, a, kind, ord } => match kind {
                 AtomicKind::Load => Event::AtomicLoad { t, s, a, o: ord },
                 AtomicKind::Store => Event::AtomicStore { t, s, a, o: ord },
                 AtomicKind::Rmw => Event::AtomicRmw { t, s, a, o: ord },
                 AtomicKind::Cas => return None,
             },
+            Op::Idle { s, .. } => Event::Idle { t, s },
         })
     }
 }
@@ -295,7 +302,7 @@ impl Slot {
 
 /// One operation of each kind, in declaration order (for tests).
 #[cfg(test)]
-pub(crate) fn one_of_each() -> [Op; 21] {
+pub(crate) fn one_of_each() -> [Op; 22] {
     [
         Op::Start,
         Op::Spawn { s: 1, child: 1 },
@@ -320,13 +327,18 @@ pub(crate) fn one_of_each() -> [Op; 21] {
             i: 0,
             on: true,
         },
-        Op::PrioMask { s: 1, level: 2 },
+        Op::PrioMask {
+            s: 1,
+            level: 2,
+            r: 0,
+        },
         Op::AtomicAccess {
             s: 1,
             a: 2,
             kind: AtomicKind::Rmw,
             ord: 4,
         },
+        Op::Idle { s: 1, since: 0 },
     ]
 }
 

@@ -62,6 +62,12 @@ const BUGGY: [(&str, &str, &str, &str, &str); 4] = [
 /// bugs are predicted: search is what finds most of them.
 const BUDGET: &str = "300";
 
+/// The target directory the projects written outside the workspace share (their
+/// dependencies are the same: built once).
+fn outside_target() -> std::path::PathBuf {
+    target_dir().join("embassy-outside")
+}
+
 fn campaign(app: &str, dir: &Path) -> std::process::Output {
     let elf = embassy_example(app);
     jostle_in(
@@ -124,18 +130,8 @@ fn buggy_embassy_apps_are_found_named_shrunk_and_replayed() {
         let id = f["id"].as_str().unwrap();
         let elf = embassy_example(app);
         for shrunk in [false, true] {
-            let mut args = vec![
-                "replay",
-                elf.to_str().unwrap(),
-                "--report",
-                "jostle-report",
-                "--bug",
-                id,
-            ];
-            if shrunk {
-                args.push("--shrunk");
-            }
-            let out = jostle_in(dir.path(), &args);
+            let more: &[&str] = if shrunk { &["--shrunk"] } else { &[] };
+            let out = replay_bug_with(dir.path(), &elf, id, more);
             let shown = String::from_utf8_lossy(&out.stdout);
             assert!(
                 shown.contains(&format!("reproduced: {verdict} {id}")),
@@ -264,10 +260,11 @@ runner = "jostle campaign"
     .unwrap();
 
     let started = Instant::now();
+    let target = outside_target();
     let run = user_cargo(
         &project,
         &["run", "--release", "--", "--budget", BUDGET, "-j", "2"],
-        &[],
+        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
     );
     assert_eq!(run.status.code(), Some(40), "{}", text(&run));
     let stdout = String::from_utf8_lossy(&run.stdout);
@@ -281,5 +278,44 @@ runner = "jostle campaign"
     eprintln!(
         "outside app: build and campaign {:.1} s",
         started.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn jostle_new_embassy_writes_an_app_whose_campaign_finds_its_bug() {
+    let tmp = outside_dir("jostle-new-embassy-");
+    let project = tmp.path().join("sensor-hub");
+    let out = jostle_in(
+        tmp.path(),
+        &[
+            "new",
+            "sensor_hub",
+            "--embassy",
+            "--path",
+            project.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    let shim = workspace().join("shims/embassy-executor");
+    assert!(
+        manifest.contains(&format!(
+            "embassy-executor = {{ path = \"{}\" }}",
+            shim.display()
+        )),
+        "{manifest}"
+    );
+    let target = outside_target();
+    let run = user_cargo(
+        &project,
+        &["run", "--release", "--", "--budget", BUDGET, "-j", "2"],
+        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
+    );
+    assert_eq!(run.status.code(), Some(40), "{}", text(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("sensor 2 got sensor 1's reading"),
+        "{}",
+        text(&run)
     );
 }

@@ -37,6 +37,10 @@ struct Case {
     env: Vec<(&'static str, OsString)>,
     cwd: Option<PathBuf>,
     one_line: bool,
+    /// What stderr must say (the reason, not only the code).
+    says: Option<&'static str>,
+    /// A path the command must not have made (a refusal leaves no trace).
+    makes_no: Option<PathBuf>,
 }
 
 fn case(code: i32, what: &'static str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Case {
@@ -50,6 +54,8 @@ fn case(code: i32, what: &'static str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> 
         // a failed build (25) shows cargo's own diagnostics first.
         one_line: !matches!(code, 0 | 10..=19 | 25 | 40 | 41 | 44 | 45)
             || what.contains("(host side)"),
+        says: None,
+        makes_no: None,
     }
 }
 
@@ -61,6 +67,22 @@ impl Case {
 
     fn cwd(mut self, dir: &Path) -> Case {
         self.cwd = Some(dir.to_owned());
+        self
+    }
+
+    fn says(mut self, reason: &'static str) -> Case {
+        self.says = Some(reason);
+        self
+    }
+
+    fn makes_no(mut self, path: &Path) -> Case {
+        self.makes_no = Some(path.to_owned());
+        self
+    }
+
+    /// Its stderr has more than one line (notes before the error).
+    fn lines(mut self) -> Case {
+        self.one_line = false;
         self
     }
 
@@ -80,14 +102,6 @@ impl Case {
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
-    path
-}
-
-/// A stand-in for QEMU (`JOSTLE_QEMU`): a shell script that ignores its arguments.
-fn fake_qemu(dir: &Path, name: &str, body: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = write(dir, name, format!("#!/bin/sh\n{body}\n").as_bytes());
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
 }
 
@@ -132,6 +146,16 @@ fn readme_codes() -> Vec<i32> {
                 .unwrap_or_else(|_| panic!("README row {l}"))
         })
         .collect()
+}
+
+/// The id of the first failure of the report in `dir`.
+fn report_failure(dir: &Path) -> String {
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    r["failures"][0]["id"]
+        .as_str()
+        .expect("a failure")
+        .to_owned()
 }
 
 /// A small campaign of `rf_fig2` (whose race is harmful) into `dir/report`.
@@ -225,6 +249,24 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
     std::fs::create_dir(&garbage_report).unwrap();
     write(&garbage_report, "report.json", b"{\"not\": \"a report\"}");
 
+    // Another firmware's report (rf_fig1's), and one of its failures.
+    let other = small_campaign(&rf_fig1, &d.join("other"));
+    let out = other.run();
+    assert_eq!(out.status.code(), Some(40), "{out:?}");
+    let other_report = d.join("other").join("report");
+    let other_failure = report_failure(&other_report);
+
+    // A QEMU that dies in every boot, after the first frames of a run.
+    let dying_qemu = fake_qemu(
+        d,
+        "qemu-dies",
+        &format!("head -c 200 '{}'; kill -9 $$", stream.display()),
+    );
+    // A firmware path a replay command cannot name.
+    let not_utf8_fw =
+        d.join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"rf_fig2-\xff"));
+    std::fs::copy(&rf_fig2, &not_utf8_fw).unwrap();
+
     // A report directory another jostle (this test) holds.
     let held = d.join("held");
     let _lock = jostle_host_tools::output::lock::lock(&held).unwrap();
@@ -273,6 +315,79 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
         case(19, "task limit", &[&"run", &fw("task_limit")]),
         case(2, "bad command line", &[&"run", &rf_fig2, &"--bogus"]),
         case(2, "bad value", &[&"run", &rf_fig2, &"--timeout", &"NaN"]),
+        case(
+            2,
+            "a livelock bound of 0",
+            &[&"run", &rf_fig2, &"--livelock-bound", &"0"],
+        )
+        .says("--livelock-bound"),
+        case(
+            2,
+            "a livelock bound of 0 (confirm)",
+            &[&"confirm", &rf_fig2, &"--livelock-bound", &"0"],
+        )
+        .says("--livelock-bound"),
+        case(
+            2,
+            "a PCT deeper than the kernel keeps",
+            &[
+                &"confirm",
+                &rf_fig2,
+                &"--strategy",
+                &"pct",
+                &"--pct-depth",
+                &"99",
+            ],
+        )
+        .says("1..=9"),
+        case(
+            2,
+            "no runs per candidate",
+            &[
+                &"campaign",
+                &rf_fig2,
+                &"--runs-per-candidate",
+                &"0",
+                &"--out",
+                &d.join("no-runs"),
+            ],
+        )
+        .says("--runs-per-candidate 0")
+        .makes_no(&d.join("no-runs")),
+        case(
+            2,
+            "no workers",
+            &[
+                &"campaign",
+                &rf_fig2,
+                &"-j",
+                &"0",
+                &"--out",
+                &d.join("j0").join("r"),
+            ],
+        )
+        .says("-j 0")
+        .makes_no(&d.join("j0")),
+        case(
+            2,
+            "a negative number of workers",
+            &[
+                &"campaign",
+                &rf_fig2,
+                &"-j",
+                &"-1",
+                &"--out",
+                &d.join("j-1"),
+            ],
+        )
+        .makes_no(&d.join("j-1")),
+        case(
+            2,
+            "a firmware path that is not UTF-8",
+            &[&"campaign", &not_utf8_fw, &"--out", &d.join("not-utf8")],
+        )
+        .says("not UTF-8")
+        .makes_no(&d.join("not-utf8")),
         case(20, "QEMU missing", &[&"run", &rf_fig2])
             .env("JOSTLE_QEMU", "/nonexistent/qemu-system-arm"),
         case(21, "not an ELF", &[&"run", &not_elf]),
@@ -314,6 +429,10 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
             &[&"config", &"--out", &nowhere],
         ),
         case(27, "QEMU that fails at once", &[&"run", &rf_fig2]).env("JOSTLE_QEMU", &failing_qemu),
+        case(27, "QEMU that dies in every boot", &[&"run", &rf_fig2])
+            .env("JOSTLE_QEMU", &dying_qemu)
+            .says("in 4 boots in a row")
+            .lines(),
         case(27, "QEMU that exits at once", &[&"run", &rf_fig2]).env("JOSTLE_QEMU", "/bin/false"),
         case(
             27,
@@ -374,12 +493,39 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
             31,
             "a report that is missing",
             &[&"merge", &nowhere, &"--out", &d.join("m2")],
-        ),
+        )
+        .makes_no(&d.join("m2")),
         case(
             31,
             "a replay's report that is missing",
             &[&"replay", &rf_fig2, &"--report", &nowhere, &"--bug", &bug],
         ),
+        case(
+            31,
+            "a replay of another firmware's report",
+            &[
+                &"replay",
+                &rf_fig2,
+                &"--report",
+                &other_report,
+                &"--bug",
+                &other_failure,
+            ],
+        )
+        .says("belongs to another firmware"),
+        case(
+            31,
+            "a merge of reports of different firmware",
+            &[
+                &"merge",
+                &d.join("report"),
+                &other_report,
+                &"--out",
+                &d.join("m3"),
+            ],
+        )
+        .says("is of another firmware")
+        .makes_no(&d.join("m3")),
         case(
             32,
             "a replay that does not reproduce",
@@ -461,6 +607,18 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
             ));
         } else if err.contains("panicked") || (c.one_line && err.lines().count() != 1) {
             failures.push(format!("{} ({}): not one line: {err}", c.code, c.what));
+        } else if let Some(reason) = c.says.filter(|r| !err.contains(r)) {
+            failures.push(format!(
+                "{} ({}): does not say `{reason}`: {err}",
+                c.code, c.what
+            ));
+        } else if let Some(path) = c.makes_no.as_ref().filter(|p| p.exists()) {
+            failures.push(format!(
+                "{} ({}): made {} before refusing",
+                c.code,
+                c.what,
+                path.display()
+            ));
         }
     }
 

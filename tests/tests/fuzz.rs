@@ -254,3 +254,99 @@ fn corrupt_firmware_elfs_and_defmt_streams_never_panic_or_hang() {
     });
     eprintln!("fuzzing took {:?}", started.elapsed());
 }
+
+/// Counts and other numbers on the command line, from 0 to past `u64::MAX`, negative or not
+/// numbers at all: each is refused at once (exit 2, one line) or runs within its bounds —
+/// never a panic, an abort or memory reserved for the count ahead of the runs (`jostle`'s
+/// address space is bounded). What is still running after a moment (a count of runs that
+/// takes long) is stopped with Ctrl-C and must end with what finished (exit 130). Every
+/// option with every value, so that no run of the test can miss one.
+#[cfg(target_os = "linux")]
+#[test]
+fn numbers_on_the_command_line_are_refused_or_bounded() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let fw = elf("rf_fig2");
+    let fw = fw.to_str().unwrap();
+    let values = [
+        "0",
+        "1",
+        "9",
+        "10",
+        "4294967295",
+        "4294967296",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-1",
+        "",
+        "1e3",
+    ];
+    // (option, the command around it)
+    let options: &[(&str, &[&str])] = &[
+        ("--runs", &["run", fw]),
+        ("--runs", &["predict", fw, "--out", "p.json"]),
+        ("--runs", &["confirm", fw, "--strategy", "random"]),
+        ("--phase1-runs", &["campaign", fw, "--budget", "30"]),
+        ("--runs-per-candidate", &["campaign", fw, "--budget", "30"]),
+        ("--budget", &["campaign", fw, "--phase1-runs", "1"]),
+        ("-j", &["campaign", fw, "--budget", "30"]),
+        ("--livelock-bound", &["campaign", fw, "--budget", "30"]),
+        ("--livelock-bound", &["run", fw]),
+        (
+            "--pct-depth",
+            &["confirm", fw, "--strategy", "pct", "--runs", "2"],
+        ),
+        ("--max-rounds", &["campaign", fw, "--budget", "30"]),
+        ("--step-limit", &["run", fw]),
+        ("--max-output", &["run", fw]),
+    ];
+    let started = Instant::now();
+    let mut seen = std::collections::BTreeMap::<i32, u32>::new();
+    let mut failures = Vec::new();
+    // Every option with every value: the few that run stop within a moment.
+    for (option, command) in options {
+        for value in values {
+            let what = format!("{} {option} {value:?}", command[0]);
+            let mut child = Command::new("sh")
+                .arg("-c")
+                .arg("ulimit -v 3000000; exec \"$0\" \"$@\"")
+                .arg(jostle())
+                .args(*command)
+                .arg(format!("{option}={value}"))
+                .current_dir(dir.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let moment = Instant::now();
+            while child.try_wait().unwrap().is_none() && moment.elapsed() < Duration::from_secs(1) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if child.try_wait().unwrap().is_none() {
+                signal(&child, "INT");
+            }
+            let code = exit_code_within(&mut child, Duration::from_secs(60));
+            let err = stderr_of(&mut child);
+            let why = if err.contains("panicked") || err.contains("memory allocation") {
+                Some("a panic or an abort".to_owned())
+            } else {
+                match code {
+                    Some(2) if err.trim().lines().count() == 1 => None,
+                    Some(2) => Some("a refusal of more than one line".into()),
+                    Some(0 | 10..=19 | 40..=42 | 130) => None,
+                    other => Some(format!("exit {other:?}")),
+                }
+            };
+            match why {
+                Some(why) => failures.push(format!("{what}: {why}: {}", err.trim())),
+                None => *seen.entry(code.unwrap_or(-1)).or_default() += 1,
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "command-line numbers: exits {seen:?} in {:?}",
+        started.elapsed()
+    );
+}

@@ -104,7 +104,7 @@ impl Trace {
         self.push(Event::IrqMask { t, s, i, on: 0 })
     }
     pub fn prio(&mut self, t: u8, s: u32, level: u8) -> &mut Self {
-        self.push(Event::PrioMask { t, s, level })
+        self.push(Event::PrioMask { t, s, level, r: 0 })
     }
     /// Main task 0 starts and spawns tasks 1..=n (each starts right away).
     pub fn main_spawning(n: u8) -> Self {

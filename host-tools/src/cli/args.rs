@@ -176,15 +176,16 @@ pub(crate) struct StrategyArgs {
     /// AtomFuzzer's pause probability q.
     #[arg(long, default_value_t = 0.5)]
     pub(crate) q: f64,
-    /// PCT's depth d (bugs of depth d are found with probability >= 1/(n k^(d-1))).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    /// PCT's depth d (bugs of depth d are found with probability >= 1/(n k^(d-1))), at most
+    /// 9 (the kernel keeps 8 change points).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=i64::from(jostle_kernel::strategy::PCT_MAX_DEPTH)))]
     pub(crate) pct_depth: u32,
     /// PCT's step bound k, in scheduling steps (0: the length of a Random run of the same
     /// seed, measured first).
     #[arg(long, default_value_t = 0)]
     pub(crate) pct_steps: u32,
-    /// Scheduling steps a postponed task may wait before it is released.
-    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_LIVELOCK_BOUND)]
+    /// Scheduling steps a postponed task may wait before it is released (at least 1).
+    #[arg(long, default_value_t = jostle_kernel::config::DEFAULT_LIVELOCK_BOUND, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) livelock_bound: u32,
 }
 
@@ -228,6 +229,17 @@ pub(crate) fn seconds(text: &str) -> Result<f64, String> {
         ));
     }
     Ok(v)
+}
+
+/// `path` as text, or a refusal (exit 2) naming `what`: a path that is not UTF-8 cannot be
+/// written in a report's replay commands (report.json is text) nor printed so that it runs.
+pub(crate) fn utf8_path<'p>(what: &str, path: &'p std::path::Path) -> Result<&'p str, JostleError> {
+    path.to_str().ok_or_else(|| {
+        JostleError::Usage(format!(
+            "{what} {}: the path is not UTF-8, and the report's replay commands must name it; rename it, or give a UTF-8 path to it (a link)",
+            path.display()
+        ))
+    })
 }
 
 pub(crate) fn resolve_firmware(fw: &FirmwareArgs, host: bool) -> Result<PathBuf, JostleError> {

@@ -1,7 +1,7 @@
 //! `jostle campaign`: the whole loop, its report, its exit code (harmful, interrupted).
 
-use crate::cli::args::{FirmwareArgs, Via, base_config};
-use crate::cli::{EXIT_HARMFUL, EXIT_INTERRUPTED, print_report};
+use crate::cli::args::{FirmwareArgs, Via, base_config, utf8_path};
+use crate::cli::{EXIT_HARMFUL, EXIT_INTERRUPTED, on_signals, print_report};
 use clap::Args;
 use jostle_host_tools::JostleError;
 use jostle_host_tools::engine::campaign::{Campaign, Settings};
@@ -52,7 +52,7 @@ pub(crate) struct CampaignArgs {
     pub(crate) step_limit: u32,
     /// Scheduling steps a postponed task may wait in Phase II before it is released
     /// (default: twice Phase I's longest run, at least 1000, at most half the step limit).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) livelock_bound: Option<u32>,
     /// Seconds a run may go without output before it is killed (verdict timeout; on the
     /// host port, the run's wall-clock limit).
@@ -161,34 +161,19 @@ pub(crate) fn firmware_command(
     format!("{c}{}{test}", via.describe())
 }
 
-/// Ctrl-C, SIGTERM and SIGHUP stop the campaign: `stop` is set (no job starts any more),
-/// no run process starts any more and the ones in flight are killed (their runs are not
-/// counted), and the report of what finished is written (exit 130). A second signal quits
-/// at once, with exit 130: the runs' processes are killed, their temporary files and the
-/// report directory's lock removed first.
-fn on_signals(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
-    use jostle_host_tools::transport::process;
-    use std::sync::atomic::Ordering;
-    let handler = move || {
-        if stop.swap(true, Ordering::SeqCst) {
-            process::stop();
-            process::remove_temporary_files();
-            jostle_host_tools::output::lock::release_all();
-            eprintln!("jostle: stopped at once; the report holds what was written before");
-            std::process::exit(i32::from(EXIT_INTERRUPTED));
-        }
-        process::stop();
-        eprintln!("jostle: stopping (runs in flight are dropped); a second Ctrl-C quits at once");
-    };
-    if let Err(e) = ctrlc::set_handler(handler) {
-        eprintln!("jostle: warning: Ctrl-C will not stop the campaign cleanly ({e})");
-    }
+/// What the command line asks of a campaign, checked before anything is made: no report
+/// directory, no lock, no build until every value is known to be usable.
+pub(crate) struct Checked {
+    pub(crate) budget: jostle_host_tools::engine::campaign::Budget,
+    pub(crate) portfolio: Vec<(jostle_kernel::config::StrategyId, u32)>,
+    pub(crate) shard: (u32, u32),
+    pub(crate) base: jostle_kernel::Config,
+    pub(crate) jobs: usize,
 }
 
-pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
+/// Every refusal of the campaign's command line (exit 2), before anything is made.
+pub(crate) fn check(args: &CampaignArgs) -> Result<Checked, JostleError> {
     use jostle_host_tools::engine::campaign::Budget;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
     let budget = match &args.budget {
         Some(b) => parse_budget(b)?,
         None => Budget::Unlimited,
@@ -198,14 +183,14 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
             "--budget 0: a campaign of no runs tests nothing".into(),
         ));
     }
-    if args.livelock_bound == Some(0) {
-        return Err(JostleError::Usage(
-            "--livelock-bound 0: a postponed task must be allowed at least one step".into(),
-        ));
-    }
     if args.phase1_runs == 0 {
         return Err(JostleError::Usage(
             "--phase1-runs 0: Phase I is what predicts the candidates and shows the first failures; give at least 1".into(),
+        ));
+    }
+    if args.runs_per_candidate == 0 {
+        return Err(JostleError::Usage(
+            "--runs-per-candidate 0: no candidate would be tried (Phase II is what confirms them); give at least 1".into(),
         ));
     }
     let portfolio = parse_search(&args.search)?;
@@ -213,12 +198,34 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         Some(s) => parse_shard(s)?,
         None => (0, 1),
     };
-    let mut base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
+    let base = base_config(args.seed, args.step_limit, &args.args, TraceLevel::Full)?;
+    // The report's replay commands name the firmware and the report directory.
+    if let Some(elf) = &args.firmware.elf {
+        utf8_path("the firmware", elf)?;
+    }
+    utf8_path("--out", &args.out)?;
+    Ok(Checked {
+        budget,
+        portfolio,
+        shard,
+        base,
+        jobs: jobs(args)?,
+    })
+}
+
+pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
+    use std::sync::atomic::Ordering;
+    let Checked {
+        budget,
+        portfolio,
+        shard,
+        mut base,
+        jobs,
+    } = check(&args)?;
     // The signals are ours before the lock is taken: a Ctrl-C while the firmware is built
     // or QEMU is looked for still ends in exit 130 with the lock removed, never in a death
     // by SIGINT that leaves the lock behind (seen in CI: killed between lock and handler).
-    let stop = Arc::new(AtomicBool::new(false));
-    on_signals(stop.clone());
+    let stop = on_signals("the report holds what was written before");
     // One campaign per report directory (two would overwrite each other's files), taken
     // before the firmware is built; released when the campaign returns.
     let _lock = jostle_host_tools::output::lock::lock(&args.out)?;
@@ -226,7 +233,9 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     // A firmware of declared tests, none chosen: cargo test's runner (libtest's lines).
     let declared = jostle_host_tools::trace::declared::declared_tests(&path)?;
     if let (None, Some(tests)) = (&args.firmware.test, &declared) {
-        return crate::cli::harness::run_tests(&args, &path, tests, base, budget, portfolio, &stop);
+        return crate::cli::harness::run_tests(
+            &args, &path, tests, base, budget, portfolio, jobs, &stop,
+        );
     }
     if let Some(extra) = args.test_args.first() {
         return Err(JostleError::Usage(format!(
@@ -235,7 +244,6 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     }
     base.test = args.firmware.selected_test(&path)?;
     let runner = args.via.runner(path.clone(), args.timeout)?;
-    let jobs = jobs(&args)?;
     let settings = Settings {
         phase1_runs: args.phase1_runs,
         runs_per_candidate: args.runs_per_candidate,
@@ -267,10 +275,13 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         jostle_host_tools::output::report::write_atomic(junit, report.junit().as_bytes())?;
     }
     print_report(&report, args.json)?;
-    eprintln!(
-        "jostle: report in {} (report.json, report.html)",
-        args.out.display()
-    );
+    // Only a report that is there (a full disk may have refused it).
+    if c.written() {
+        eprintln!(
+            "jostle: report in {} (report.json, report.html)",
+            args.out.display()
+        );
+    }
     let interrupted = stop.load(Ordering::SeqCst);
     match result {
         // A run in flight killed by the stop: what finished is in the report.
@@ -286,13 +297,24 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
     })
 }
 
-/// `-j`, or the number of cores.
+/// Workers per core at most: each worker is a QEMU making runs without pause, so more than
+/// a few per core only wait for the cores (and each holds a QEMU's memory).
+pub(crate) const JOBS_PER_CORE: usize = 4;
+
+/// `-j`, or the number of cores: at least 1, and at most [`JOBS_PER_CORE`] per core (a
+/// larger `-j` is capped, and stderr says so).
 pub(crate) fn jobs(args: &CampaignArgs) -> Result<usize, JostleError> {
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let jobs = args.jobs.unwrap_or(cores);
     if jobs == 0 {
-        return Err(JostleError::Usage("-j must be at least 1".into()));
+        return Err(JostleError::Usage("-j 0: give at least 1 worker".into()));
+    }
+    let most = cores.saturating_mul(JOBS_PER_CORE);
+    if jobs > most {
+        eprintln!(
+            "jostle: note: -j {jobs} capped at {most} ({JOBS_PER_CORE} workers per core, {cores} cores here): each worker is a QEMU, and more only wait for the cores"
+        );
+        return Ok(most);
     }
     Ok(jobs)
 }

@@ -35,6 +35,8 @@ pub(crate) fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
     use jostle_checker::CandidateKind;
     use jostle_host_tools::engine::predict::{read_prediction, site_text};
     use jostle_host_tools::engine::targeting::{strategy_for, strategy_name, untargeted};
+    // Ctrl-C kills the run in flight; the row so far is printed.
+    crate::cli::on_signals("the rows above are the targets that finished");
     let mut base = args.each.config(TraceLevel::Results)?;
     let runner = args.each.runner(&args.firmware)?;
     base.test = args.firmware.selected_test(runner.path())?;
@@ -129,6 +131,9 @@ pub(crate) fn confirm(args: ConfirmArgs) -> Result<u8, JostleError> {
             })
         };
         printed.map_err(|e| JostleError::io("writing the output", e))?;
+        if tally.interrupted {
+            return Ok(crate::cli::EXIT_INTERRUPTED);
+        }
     }
     Ok(0)
 }

@@ -5,7 +5,7 @@
 //! `probe-rs run`).
 
 use crate::cli::EXIT_INTERRUPTED;
-use crate::cli::campaign::{CampaignArgs, firmware_command, jobs};
+use crate::cli::campaign::{CampaignArgs, firmware_command};
 use jostle_host_tools::JostleError;
 use jostle_host_tools::engine::campaign::{Budget, Campaign, Settings};
 use jostle_host_tools::output::report::Report;
@@ -104,6 +104,7 @@ pub(crate) fn run_tests(
     base: Config,
     budget: Budget,
     portfolio: Vec<(StrategyId, u32)>,
+    jobs: usize,
     stop: &Arc<AtomicBool>,
 ) -> Result<u8, JostleError> {
     let selection = Selection::parse(&args.test_args)?;
@@ -125,7 +126,6 @@ pub(crate) fn run_tests(
     let plural = if chosen.len() == 1 { "" } else { "s" };
     writeln!(out, "\nrunning {} test{plural}", chosen.len()).map_err(io)?;
     let runner = args.via.runner(path.to_owned(), args.timeout)?;
-    let jobs = jobs(args)?;
     let mut failures: Vec<(&str, String)> = Vec::new();
     let mut passed = 0;
     for test in &chosen {

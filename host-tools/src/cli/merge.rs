@@ -25,7 +25,10 @@ pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
     use jostle_host_tools::output::merge::{check_output, merge};
     use jostle_host_tools::output::report::{Report, write_atomic};
     check_output(&args.reports, &args.out)?;
-    // One writer per report directory (a campaign may be writing there).
+    // The merged report's replay commands name the report directory.
+    crate::cli::args::utf8_path("--out", &args.out)?;
+    // One writer per report directory (a campaign may be writing there); a refused merge
+    // leaves no directory it made (the lock removes it).
     let _lock = jostle_host_tools::output::lock::lock(&args.out)?;
     let reports = args
         .reports
@@ -40,8 +43,6 @@ pub(crate) fn merge(args: MergeArgs) -> Result<u8, JostleError> {
         .collect::<Result<Vec<_>, _>>()?;
     let mut merged = merge(&reports)?;
     merged.set_report_dir(&args.out);
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| JostleError::io(format!("creating {}", args.out.display()), e))?;
     merged.write_json(&args.out)?;
     write_atomic(
         &args.out.join("report.html"),

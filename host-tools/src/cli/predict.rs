@@ -51,6 +51,8 @@ pub(crate) fn predict(args: PredictArgs) -> Result<u8, JostleError> {
         atomizer_heuristic: !args.no_atomizer,
         ..jostle_checker::Options::default()
     };
+    // Ctrl-C kills the run in flight; the prediction keeps the runs before it.
+    crate::cli::on_signals("the prediction file holds the runs written before");
     let mut prediction = jostle_checker::Prediction::new();
     let mut traces = 0u32;
     let mut failure = None;
@@ -107,6 +109,12 @@ pub(crate) fn predict(args: PredictArgs) -> Result<u8, JostleError> {
     };
     printed.map_err(|e| JostleError::io("writing the output", e))?;
     match failure {
+        Some((_, JostleError::Interrupted)) => {
+            eprintln!(
+                "jostle: stopped by a signal; the prediction holds the {traces} traces before it"
+            );
+            Ok(crate::cli::EXIT_INTERRUPTED)
+        }
         Some((seed, e)) => {
             eprintln!(
                 "jostle: the run with seed {seed} failed; the prediction holds the {traces} traces before it"

@@ -50,6 +50,8 @@ pub(crate) struct ReplayArgs {
 pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
     use jostle_host_tools::engine::replay::{check_reproduced, config_for, find_finding};
     use jostle_host_tools::output::replay_print::print_around;
+    // Ctrl-C kills the run (and its temporary files go with it).
+    crate::cli::on_signals("nothing was replayed");
     let path = args.via.firmware(&args.firmware)?;
     let test = args.firmware.selected_test(&path)?;
     let runner = args.via.runner(path, args.timeout)?;
@@ -58,7 +60,7 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<u8, JostleError> {
             let report = jostle_host_tools::output::report::Report::read(dir)?;
             let (bug, r) = find_finding(&report, id)?;
             let r = if args.shrunk { bug.shrunk_run()? } else { r };
-            let config = config_for(&report, r, &*runner)?;
+            let config = config_for(&report, &bug, r, &*runner)?;
             let same_image = jostle_host_tools::engine::predict::fingerprint(runner.path())
                 .is_ok_and(|f| f == report.firmware.fingerprint);
             (config, Some((bug.clone(), r.clone(), same_image)))

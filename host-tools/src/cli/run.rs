@@ -57,6 +57,8 @@ pub(crate) fn config_of(args: &RunArgs) -> Result<Config, JostleError> {
 
 pub(crate) fn run(args: RunArgs) -> Result<u8, JostleError> {
     let mut config = config_of(&args)?;
+    // Ctrl-C kills the runs in flight; `--runs N` then prints what finished.
+    let stop = crate::cli::on_signals("the lines above are the runs that finished");
     let path = args.via.firmware(&args.firmware)?;
     config.test = args.firmware.selected_test(&path)?;
     let target = args.via.runner(path, args.timeout)?;
@@ -86,7 +88,12 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, JostleError> {
         );
     }
     if args.runs > 1 {
-        return run_several(&*target, &config, args.runs, args.json, profile.as_ref());
+        let code = run_several(&*target, &config, args.runs, args.json, profile.as_ref())?;
+        return Ok(if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            crate::cli::EXIT_INTERRUPTED
+        } else {
+            code
+        });
     }
     let config = surw::with_choice(&config, profile.as_ref());
     // A boot from the flash page where the transport has one (QEMU), else the options' run.
@@ -119,8 +126,9 @@ fn surw_room(config: &Config) -> usize {
     jostle_kernel::config::MAX_BREAKPOINTS - target.count()
 }
 
-/// `jostle run --runs N`: one line (or summary object) per run (under SURW, each with its
-/// seed's choice from `profile`).
+/// `jostle run --runs N`: one line (or summary object) per run as it finishes (under SURW,
+/// each with its seed's choice from `profile`), then the failures by signature; stopped by a
+/// signal, the lines of the runs that finished and their failures, and a note of how many.
 pub(crate) fn run_several(
     target: &dyn Transport,
     config: &Config,
@@ -128,34 +136,41 @@ pub(crate) fn run_several(
     json: bool,
     profile: Option<&surw::Profile>,
 ) -> Result<u8, JostleError> {
-    let outcomes = surw::run_batch(target, config, runs, profile)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut code = 0;
+    let mut made = 0u32;
     let mut seen = jostle_host_tools::trace::failure::Seen::default();
-    for o in &outcomes {
-        seen.count(o);
-    }
-    for o in outcomes {
+    let mut failed = Ok(());
+    surw::run_each(target, config, runs, profile, &mut |o| {
+        seen.count(&o);
+        made += 1;
         let line = if json {
             o.summary().to_string()
         } else {
             format!("seed {}: {}", o.config.seed, o.verdict_line())
         };
-        writeln!(out, "{line}").map_err(|e| JostleError::io("writing the output", e))?;
-        if let Some(err) = o.error {
-            return Err(err);
+        let written = writeln!(out, "{line}")
+            .and_then(|()| out.flush())
+            .map_err(|e| JostleError::io("writing the output", e));
+        failed = match (written, o.error) {
+            (Err(e), _) | (Ok(()), Some(e)) => Err(e),
+            (Ok(()), None) => Ok(()),
+        };
+        if failed.is_ok() && code == 0 {
+            code = o.outcome.map_or(23, |v| v.exit_code());
         }
-        let c = o.outcome.map_or(23, |v| v.exit_code());
-        if code == 0 {
-            code = c;
-        }
-    }
+        failed.is_ok()
+    })?;
+    failed?;
     // The failures beside the per-run lines, grouped (not with --json: one object per run).
     if !json {
         for l in seen.lines() {
             writeln!(out, "{l}").map_err(|e| JostleError::io("writing the output", e))?;
         }
+    }
+    if made < runs {
+        eprintln!("jostle: stopped by a signal: {made} of {runs} runs made");
     }
     Ok(code)
 }

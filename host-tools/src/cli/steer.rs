@@ -14,7 +14,7 @@ pub(crate) fn steer_untargeted(
 ) -> Result<(), JostleError> {
     let strategy = args.strategy;
     config.strategy = strategy;
-    config.livelock_bound = args.livelock_bound.max(1);
+    config.livelock_bound = args.livelock_bound;
     config.params = match strategy {
         StrategyId::Atom => {
             if !(0.0..=1.0).contains(&args.q) || args.q == 0.0 {
@@ -23,7 +23,7 @@ pub(crate) fn steer_untargeted(
             let one = f64::from(jostle_kernel::strategy::Q_ONE);
             [(args.q * one).round().max(1.0) as u32, 0, 0, 0]
         }
-        StrategyId::Pct => [args.pct_depth.max(1), args.pct_steps, 0, 0],
+        StrategyId::Pct => [args.pct_depth, args.pct_steps, 0, 0],
         _ => [0; 4],
     };
     Ok(())

@@ -34,6 +34,10 @@ pub struct Tally {
     pub runs_per_second: f64,
     /// The failures the runs showed, by signature (whether or not they confirmed).
     pub failures: crate::trace::failure::Seen,
+    /// `jostle` was stopped (Ctrl-C) before every run was made: the counts are of the runs
+    /// that finished.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl Tally {
@@ -64,8 +68,13 @@ impl Tally {
         } else {
             String::new()
         };
+        let stopped = if self.interrupted {
+            "  (stopped by a signal)"
+        } else {
+            ""
+        };
         format!(
-            "runs {}{profiling}  confirmed {} ({:.1}%)  failed {} ({:.1}%)  harmful {}  [{}]{panics}  {:.1} runs/s",
+            "runs {}{profiling}  confirmed {} ({:.1}%)  failed {} ({:.1}%)  harmful {}  [{}]{panics}  {:.1} runs/s{stopped}",
             self.runs,
             self.confirmed,
             self.percent(self.confirmed),
@@ -112,7 +121,14 @@ pub fn tally(
         config.seed = seed;
         bound_pct(transport, &mut config)?;
         let config = crate::engine::surw::with_choice(&config, profile.as_ref());
-        let outcome = transport.run(config, None)?;
+        let outcome = match transport.run(config, None) {
+            // Stopped: the runs that finished are the tally.
+            Err(JostleError::Interrupted) => {
+                t.interrupted = true;
+                break;
+            }
+            outcome => outcome?,
+        };
         if let Some(e) = outcome.error {
             return Err(with_seed(e, seed));
         }

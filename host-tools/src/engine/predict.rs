@@ -342,11 +342,7 @@ pub fn write_prediction(prediction: &Prediction, path: &Path) -> Result<(), Jost
             .map_err(|e| JostleError::io(format!("creating {}", dir.display()), e))?;
     }
     // Write then rename, so an interrupted write never leaves half a file behind.
-    let tmp = path.with_extension("json.partial");
-    std::fs::write(&tmp, prediction.to_json() + "\n")
-        .map_err(|e| JostleError::io(format!("writing {}", tmp.display()), e))?;
-    std::fs::rename(&tmp, path)
-        .map_err(|e| JostleError::io(format!("writing {}", path.display()), e))
+    crate::output::report::write_atomic(path, (prediction.to_json() + "\n").as_bytes())
 }
 
 /// Reads a prediction file (of this tool's schema version: another version is refused

@@ -6,6 +6,7 @@ use crate::engine::campaign::replay_config;
 use crate::error::JostleError;
 use crate::output::report::{Bug, Failure, Replay, Report};
 use crate::trace::run::RunOutcome;
+use crate::trace::space::{SiteSpace, parse_location};
 use crate::transport::Transport;
 use jostle_kernel::{Config, TraceLevel};
 
@@ -76,15 +77,69 @@ pub fn find_finding<'r>(
     Ok((Finding::Bug(bug.clone()), replay))
 }
 
-/// The full-trace configuration that replays `r` on `transport`'s image: site ids as recorded
-/// when the image is the report's, else found again from each breakpoint's `file:line:col`.
+/// The `file:line:col`s the report gives for `finding` and its run `r`: its sites, the sites
+/// of the run's breakpoints, and those of its timeline's steps.
+fn locations<'a>(finding: &'a Finding, r: &'a Replay) -> Vec<&'a str> {
+    let (sites, timeline): (&[String], _) = match finding {
+        Finding::Bug(b) => (&b.sites, &b.timeline),
+        Finding::Failure(f) => (&[], &f.timeline),
+    };
+    let mut all: Vec<&str> = sites
+        .iter()
+        .map(String::as_str)
+        .chain(r.breakpoints.iter().map(|b| b.location.as_str()))
+        .chain(timeline.iter().map(|m| m.site.as_str()))
+        .filter(|l| parse_location(l).is_some())
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// Refuses (exit 31) to replay `finding` on `transport`'s image, which is not the report's,
+/// when a site the report gives for it is not in the image: the report was made on another
+/// firmware (or on a build where that code moved), and its run cannot be found again here.
+/// On the host port site ids are hashes of their `file:line:col`, so there is nothing to
+/// look up.
+fn check_belongs(
+    report: &Report,
+    finding: &Finding,
+    r: &Replay,
+    transport: &dyn Transport,
+) -> Result<(), JostleError> {
+    let SiteSpace::Elf(fw) = transport.space() else {
+        return Ok(());
+    };
+    for location in locations(finding, r) {
+        let (file, line, col) = parse_location(location).expect("filtered");
+        if fw.find_site(file, line, col).is_empty() {
+            return Err(JostleError::BadReport(format!(
+                "the report ({}) belongs to another firmware: its {} {} names {location}, which is not in {}; replay it with the firmware the campaign ran",
+                report.firmware.fingerprint,
+                finding.kind(),
+                finding.id(),
+                transport.path().display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The full-trace configuration that replays `finding`'s run `r` on `transport`'s image: site
+/// ids as recorded when the image is the report's, else found again from each breakpoint's
+/// `file:line:col`. A report of another firmware is refused (exit 31): a site it gives for
+/// the finding is not in this image.
 pub fn config_for(
     report: &Report,
+    finding: &Finding,
     r: &Replay,
     transport: &dyn Transport,
 ) -> Result<Config, JostleError> {
     let same =
         crate::engine::predict::fingerprint(transport.path())? == report.firmware.fingerprint;
+    if !same {
+        check_belongs(report, finding, r, transport)?;
+    }
     let base = Config {
         trace: TraceLevel::Full,
         ..Config::default()

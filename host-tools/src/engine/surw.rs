@@ -358,10 +358,26 @@ pub fn run_batch(
     n: u32,
     profile: Option<&Profile>,
 ) -> Result<Vec<RunOutcome>, JostleError> {
+    let mut outcomes = Vec::new();
+    run_each(transport, config, n, profile, &mut |o| {
+        outcomes.push(o);
+        true
+    })?;
+    Ok(outcomes)
+}
+
+/// As [`run_batch`], handing each run's outcome to `each` as [`Transport::run_each`] does
+/// (`false` stops).
+pub fn run_each(
+    transport: &dyn Transport,
+    config: &Config,
+    n: u32,
+    profile: Option<&Profile>,
+    each: &mut dyn FnMut(RunOutcome) -> bool,
+) -> Result<(), JostleError> {
     if config.strategy != StrategyId::Surw || profile.is_none() {
-        return transport.run_batch(config, n);
+        return transport.run_each(config, n, each);
     }
-    let mut outcomes = Vec::with_capacity(n as usize);
     let mut k = 0;
     while k < n {
         let first = with_choice(
@@ -371,8 +387,9 @@ pub fn run_batch(
             },
             profile,
         );
+        // The next seeds with the same choice, at most a boot's worth.
         let mut len = 1;
-        while k + len < n {
+        while k + len < n && len < crate::transport::RUNS_PER_BOOT {
             let next = with_choice(
                 &Config {
                     seed: first.seed.wrapping_add(u64::from(len)),
@@ -385,15 +402,19 @@ pub fn run_batch(
             }
             len += 1;
         }
-        let got = transport.run_batch(&first, len)?;
-        let short = (got.len() as u32) < len || got.iter().any(|o| o.error.is_some());
-        outcomes.extend(got);
-        if short {
+        let (mut got, mut short, mut stopped) = (0, false, false);
+        transport.run_each(&first, len, &mut |o| {
+            got += 1;
+            short |= o.error.is_some();
+            stopped = !each(o);
+            !stopped
+        })?;
+        if stopped || short || got < len {
             break;
         }
         k += len;
     }
-    Ok(outcomes)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -421,6 +442,7 @@ mod tests {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         }
     }
 

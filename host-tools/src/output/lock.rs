@@ -1,5 +1,5 @@
 //! A report directory's lock: one `jostle` at a time writes into a report directory (two
-//! campaigns into one directory would overwrite each other's `report.tmp` and reports).
+//! campaigns into one directory would overwrite each other's temporary files and reports).
 //!
 //! The lock is the file `report.lock` in the directory, holding the pid of its holder,
 //! created with `create_new` and removed when the holder is done. Whether it is held is
@@ -16,11 +16,15 @@ use std::path::{Path, PathBuf};
 pub const LOCK_FILE: &str = "report.lock";
 
 /// A held report directory: the lock file is removed when this drops (or by
-/// [`release_all`], for an exit that does not drop it).
+/// [`release_all`], for an exit that does not drop it), and so are the directories the lock
+/// created, if nothing was written in them: a command refused after it took the lock leaves
+/// no trace.
 #[derive(Debug)]
 pub struct ReportLock {
     path: PathBuf,
     file: Option<File>,
+    /// Dropped after the lock file is removed.
+    _created: CreatedDirs,
 }
 
 impl ReportLock {
@@ -39,25 +43,53 @@ impl Drop for ReportLock {
     }
 }
 
+/// Directories [`lock`] created (outermost first), removed when dropped if they are empty.
+#[derive(Debug)]
+struct CreatedDirs(Vec<PathBuf>);
+
+impl CreatedDirs {
+    /// Creates `dir` and its missing parents.
+    fn create(dir: &Path) -> std::io::Result<CreatedDirs> {
+        let missing: Vec<PathBuf> = dir
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+            .map(Path::to_owned)
+            .collect();
+        // Made before the directories, so that a failure removes what was made.
+        let created = CreatedDirs(missing.into_iter().rev().collect());
+        std::fs::create_dir_all(dir)?;
+        Ok(created)
+    }
+}
+
+impl Drop for CreatedDirs {
+    fn drop(&mut self) {
+        // Innermost first; `remove_dir` leaves a directory that holds anything.
+        for dir in self.0.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
 /// Takes the report directory `dir` (creating it) for this process, or says who holds it
 /// ([`JostleError::ReportLocked`]).
 pub fn lock(dir: &Path) -> Result<ReportLock, JostleError> {
-    std::fs::create_dir_all(dir)
+    let created = CreatedDirs::create(dir)
         .map_err(|e| JostleError::io(format!("creating {}", dir.display()), e))?;
     let path = dir.join(LOCK_FILE);
     let io = |e| JostleError::io(format!("locking {}", path.display()), e);
     // A holder that finishes between two steps below removes its file: try again.
     for _ in 0..16 {
-        let mut file = match OpenOptions::new()
+        let (mut file, made) = match OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .open(&path)
         {
-            Ok(file) => file,
+            Ok(file) => (file, true),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 match OpenOptions::new().read(true).write(true).open(&path) {
-                    Ok(file) => file,
+                    Ok(file) => (file, false),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                     Err(e) => return Err(io(e)),
                 }
@@ -82,15 +114,23 @@ pub fn lock(dir: &Path) -> Result<ReportLock, JostleError> {
         if !still_at(&file, &path) {
             continue;
         }
-        file.set_len(0)
+        let taken = file
+            .set_len(0)
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{}", std::process::id()))
-            .and_then(|()| file.sync_all())
-            .map_err(io)?;
+            .and_then(|()| file.sync_all());
+        if let Err(e) = taken {
+            // A file that cannot take the pid (a full disk): not left behind.
+            if made {
+                let _ = std::fs::remove_file(&path);
+            }
+            return Err(io(e));
+        }
         held().push(path.clone());
         return Ok(ReportLock {
             path,
             file: Some(file),
+            _created: created,
         });
     }
     Err(locked(dir, None))

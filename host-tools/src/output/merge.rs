@@ -1,6 +1,6 @@
 //! Shard reports (`campaign --shard I/N`) combined into the report of the whole campaign.
 
-use super::report::{Bug, Failure, REPORT_SCHEMA, Replay, Report};
+use super::report::{Bug, Failure, REPORT_SCHEMA, Replay, Report, Settings};
 use crate::error::JostleError;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,6 +26,24 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
     let mut failures: BTreeMap<String, Failure> = BTreeMap::new();
     let count = first.shards.first().map_or(1, |s| s[1]);
     let mut seen = BTreeSet::new();
+    // Reports of other campaigns first: their shard numbers mean nothing together.
+    for (k, r) in reports.iter().enumerate().skip(1) {
+        if r.firmware.fingerprint != first.firmware.fingerprint {
+            return Err(JostleError::BadReport(format!(
+                "report {} is of another firmware ({}) than report 1 ({}): only shards of one campaign merge",
+                k + 1,
+                r.firmware.fingerprint,
+                first.firmware.fingerprint
+            )));
+        }
+        if r.settings != first.settings {
+            return Err(JostleError::BadReport(format!(
+                "report {} is of a campaign with other settings than report 1 ({}): only shards of one campaign merge",
+                k + 1,
+                settings_differ(&first.settings, &r.settings)
+            )));
+        }
+    }
     for r in reports {
         for s in &r.shards {
             if s[1] != count {
@@ -40,12 +58,6 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
                     s[0]
                 )));
             }
-        }
-        if r.firmware.fingerprint != first.firmware.fingerprint || r.settings != first.settings {
-            return Err(JostleError::BadReport(format!(
-                "shard {:?} is of another campaign (firmware {} or settings differ)",
-                r.shards, r.firmware.fingerprint
-            )));
         }
         out.shards.extend(r.shards.iter().copied());
         if r.stopped != "done" {
@@ -116,6 +128,19 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
     let made = out.runs.made();
     out.timing.runs_per_second = made as f64 / out.timing.wall_seconds.max(1e-9);
     Ok(out)
+}
+
+/// The settings in which `b` differs from `a`, as `name a vs b`.
+fn settings_differ(a: &Settings, b: &Settings) -> String {
+    let (a, b) = (serde_json::json!(a), serde_json::json!(b));
+    let differ: Vec<String> = a
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, v)| b.get(k.as_str()) != Some(v))
+        .map(|(k, v)| format!("{k} {v} vs {}", b[k.as_str()]))
+        .collect();
+    differ.join(", ")
 }
 
 /// Adds another shard's runs of one failure signature: Phase I once (every shard makes
@@ -287,6 +312,20 @@ mod tests {
         assert_eq!(e.exit_code(), 31);
         assert!(e.to_string().contains("given twice"), "{e}");
         assert!(merge(&[shard(0, 3), shard(1, 2)]).is_err());
+        // Two unsharded reports of different firmware: refused for what they are.
+        let mut other = shard(0, 1);
+        other.firmware.fingerprint = "fw2@2".into();
+        let e = merge(&[shard(0, 1), other]).unwrap_err();
+        assert_eq!(e.exit_code(), 31);
+        assert!(
+            e.to_string()
+                .contains("report 2 is of another firmware (fw2@2)"),
+            "{e}"
+        );
+        let mut seeded = shard(1, 3);
+        seeded.settings.seed = 7;
+        let e = merge(&[shard(0, 3), seeded]).unwrap_err();
+        assert!(e.to_string().contains("seed 0 vs 7"), "{e}");
         assert_eq!(
             merge(&[shard(0, 3), shard(2, 3)]).unwrap().stopped,
             "incomplete"

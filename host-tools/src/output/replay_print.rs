@@ -59,7 +59,7 @@ pub fn print_around(
             "  "
         };
         let task = e.task().map_or("-".into(), |t| outcome.task_label(t));
-        let site = e.site().map(|s| outcome.site_text(s)).unwrap_or_default();
+        let site = outcome.event_site(i);
         let code = sources
             .line(&site)
             .map(|l| format!("  | {}", l.trim()))

@@ -797,12 +797,19 @@ pub fn xml(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` through a temporary file beside it (`NAME.tmp`) and a rename: a
+/// reader never sees half a file, and a write that fails (a full disk) leaves the file as
+/// it was and no temporary file behind.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), JostleError> {
-    let tmp = path.with_extension("tmp");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
     std::fs::write(&tmp, bytes)
         .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| JostleError::io(format!("writing {}", path.display()), e))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            JostleError::io(format!("writing {}", path.display()), e)
+        })
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ impl RunOutcome {
                 "-".into()
             };
             let task = ev.task().map_or("-".into(), |t| self.task_label(t));
-            let site = ev.site().map(|s| self.site_text(s)).unwrap_or_default();
+            let site = self.event_site(i);
             writeln!(
                 out,
                 "{step_col:>5}  {task:<w$}  {:<30}  {}",

@@ -3,10 +3,20 @@
 //! it keeps the return addresses found on the task's stack when the task registered its
 //! waker, and the first of their frames (inlined ones included, innermost first) that is
 //! the application's own code is the `.await` it is suspended at.
+//!
+//! And sites that are code addresses ([`Lines::code_site`]): RTIC's stand-in reads the
+//! program counter where its `lock` is inlined (`mov rN, pc`: the instruction's address + 4),
+//! since the expansion's `Mutex::lock` carries no caller location. The first of that
+//! instruction's frames that is not the framework's (`rtic::…`, `<impl rtic_core::Mutex
+//! for …>::lock`) is where the application called `lock`. When the expansion's
+//! `Mutex::lock` was not inlined (a function of its own, one per closure), the
+//! application's line is that of the closure passed to it: the lowest line of the
+//! application's file in that function's code other than the expansion's own line (the
+//! `#[rtic::app]` attribute).
 
 use crate::trace::elf::SiteLoc;
 
-use object::{Object, ObjectSection};
+use object::{Object, ObjectSection, ObjectSymbol};
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
@@ -20,6 +30,10 @@ pub struct Lines {
     /// under one reads relative to it, as the compiler records the crate's own sites
     /// (`src/main.rs`).
     comp_dirs: Vec<String>,
+    /// The code (`.text`): its address and bytes, to find the program-counter reads.
+    text: (u64, Vec<u8>),
+    /// Function symbols: (start, end), sorted.
+    functions: Vec<(u64, u64)>,
 }
 
 impl Lines {
@@ -53,7 +67,99 @@ impl Lines {
         // The longest first, so that a crate inside another's directory reads as its own.
         comp_dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
         let context = addr2line::Context::from_dwarf(dwarf).ok()?;
-        Some(Lines { context, comp_dirs })
+        let text = file
+            .section_by_name(".text")
+            .and_then(|s| Some((s.address(), s.data().ok()?.to_vec())))
+            .unwrap_or_default();
+        let mut functions: Vec<(u64, u64)> = file
+            .symbols()
+            .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+            .map(|s| (s.address() & !1, (s.address() & !1) + s.size()))
+            .collect();
+        functions.sort_unstable();
+        Some(Lines {
+            context,
+            comp_dirs,
+            text,
+            functions,
+        })
+    }
+
+    /// The application's source location of a program-counter site (module doc).
+    pub fn code_site(&self, site: u32) -> Option<SiteLoc> {
+        // The site is the `mov`'s address + 4; its frames are the `mov`'s.
+        let probe = u64::from(site.checked_sub(4)?);
+        let mut frames = self.context.find_frames(probe).skip_all_loads().ok()?;
+        let mut outer = None;
+        while let Ok(Some(frame)) = frames.next() {
+            let function = frame
+                .function
+                .as_ref()
+                .and_then(|f| f.demangle().ok())
+                .map(Cow::into_owned)
+                .unwrap_or_default();
+            let Some(loc) = frame.location else { continue };
+            let (Some(file), Some(line)) = (loc.file, loc.line) else {
+                continue;
+            };
+            let here = SiteLoc {
+                file: relative(file, &self.comp_dirs),
+                line,
+                col: loc.column.unwrap_or(1).max(1),
+            };
+            if !framework_function(&function) {
+                return Some(here);
+            }
+            outer = Some((file.to_owned(), here));
+        }
+        let (file, outer) = outer?;
+        Some(self.closure_line(probe, &file, outer.line).unwrap_or(outer))
+    }
+
+    /// The lowest line of `file` other than `skip` in the code of the function containing
+    /// `probe`: the closure the application passed to the framework's function there.
+    fn closure_line(&self, probe: u64, file: &str, skip: u32) -> Option<SiteLoc> {
+        let at = self
+            .functions
+            .partition_point(|f| f.0 <= probe)
+            .checked_sub(1)?;
+        let (start, end) = self.functions[at];
+        if probe >= end {
+            return None;
+        }
+        self.context
+            .find_location_range(start, end)
+            .ok()?
+            .filter_map(|(_, _, loc)| {
+                let line = loc.line?;
+                (loc.file? == file && line != skip).then(|| SiteLoc {
+                    file: relative(file, &self.comp_dirs),
+                    line,
+                    col: loc.column.unwrap_or(1).max(1),
+                })
+            })
+            .min_by_key(|l| (l.line, l.col))
+    }
+
+    /// Every program-counter site (a `mov rN, pc` + 4) at `file:line:col`.
+    pub fn find_code_sites(&self, file: &str, line: u32, col: u32) -> Vec<u32> {
+        let (start, ref code) = self.text;
+        let mut found = Vec::new();
+        for (i, half) in code.chunks_exact(2).enumerate() {
+            // MOV (register) T1 with Rm = PC: 0100 0110 D111 1ddd.
+            if u16::from_le_bytes([half[0], half[1]]) & 0xFF78 != 0x4678 {
+                continue;
+            }
+            let site = (start as usize + 2 * i + 4) as u32;
+            if let Some(loc) = self.code_site(site)
+                && loc.line == line
+                && loc.col == col
+                && crate::trace::elf::same_file(&loc.file, file)
+            {
+                found.push(site);
+            }
+        }
+        found
     }
 
     /// The first frame of the return addresses `pcs` (innermost first; 0 ends the list)
@@ -82,6 +188,15 @@ impl Lines {
         }
         None
     }
+}
+
+/// Is `function` (demangled) the framework's code around a lock, not the application's?
+fn framework_function(function: &str) -> bool {
+    let name = function.trim_start_matches('<');
+    name.starts_with("rtic::")
+        || name.starts_with("rtic_core::")
+        || function.contains(" as rtic_core::Mutex>")
+        || function.contains("<impl rtic_core::Mutex for ")
 }
 
 /// Jostle's own crates, whose frames (the executor shim, the kernel, the boards) are never

@@ -2,7 +2,7 @@
 //! resolution (a site id is the address of a `core::panic::Location` in flash).
 
 use crate::error::JostleError;
-use object::{Object, ObjectSegment, ObjectSymbol};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +40,9 @@ pub struct Firmware {
     segments: Vec<(u64, Vec<u8>)>,
     /// Its data symbols (names for memory locations).
     pub symbols: crate::trace::symbols::Symbols,
-    /// Its line information, read at the first question (lost wake-ups only).
+    /// The range of its code (`.text`), where a site is a code address (`dwarf`).
+    text: (u64, u64),
+    /// Its line information, read at the first question (lost wake-ups, code sites).
     lines: std::sync::Mutex<Option<Option<crate::trace::dwarf::Lines>>>,
 }
 
@@ -105,6 +107,9 @@ impl Firmware {
             .filter(|(_, d)| !d.is_empty())
             .collect();
         let symbols = crate::trace::symbols::Symbols::parse(&bytes);
+        let text = file
+            .section_by_name(".text")
+            .map_or((0, 0), |s| (s.address(), s.address() + s.size()));
         Ok(Firmware {
             path: path.to_owned(),
             symbols,
@@ -113,6 +118,7 @@ impl Firmware {
             config_addr,
             config_flash_addr,
             segments,
+            text,
             lines: std::sync::Mutex::new(None),
         })
     }
@@ -120,11 +126,15 @@ impl Firmware {
     /// Where a sleeper waits, from the return addresses on its stack (see
     /// [`crate::trace::dwarf`]): the first frame in the application's own source.
     pub fn wait_site(&self, pcs: &[u32]) -> Option<SiteLoc> {
+        self.with_lines(|l| l.app_site(pcs))
+    }
+
+    /// `f` on the ELF's line information (read at the first question), if it has any.
+    fn with_lines<R>(&self, f: impl FnOnce(&crate::trace::dwarf::Lines) -> Option<R>) -> Option<R> {
         let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        lines
+        f(lines
             .get_or_insert_with(|| crate::trace::dwarf::Lines::parse(&self.bytes))
-            .as_ref()?
-            .app_site(pcs)
+            .as_ref()?)
     }
 
     /// The address of the symbol `name`, if the ELF has it.
@@ -149,12 +159,21 @@ impl Firmware {
         Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    /// Resolves a site id (the address of a `Location`) to `file:line:col`.
+    /// Resolves a site id (the address of a `Location`, or a code address: see
+    /// [`crate::trace::dwarf`]) to `file:line:col`.
+    pub fn resolve_site(&self, site: u32) -> Option<SiteLoc> {
+        if (self.text.0..self.text.1).contains(&u64::from(site)) {
+            return self.with_lines(|l| l.code_site(site));
+        }
+        self.resolve_location(site)
+    }
+
+    /// Resolves the address of a `Location` to `file:line:col`.
     ///
     /// `Location`'s field order is the compiler's choice, so rather than assume one, this
     /// looks for the (pointer, length) pair that names a source path in the image and takes
     /// the two remaining words as line and column, in their order in the struct.
-    pub fn resolve_site(&self, site: u32) -> Option<SiteLoc> {
+    fn resolve_location(&self, site: u32) -> Option<SiteLoc> {
         let w: Vec<u32> = (0..4)
             .map(|i| self.word(site + 4 * i))
             .collect::<Option<_>>()?;
@@ -197,7 +216,8 @@ impl Firmware {
 
 impl Firmware {
     /// Every site id (address of a `Location` record) at `file:line:col`. A source location
-    /// can have more than one record, and a file named by its path's tail matches too.
+    /// can have more than one record, and a file named by its path's tail matches too. When
+    /// no record is there, the code-address sites there ([`crate::trace::dwarf`]).
     pub fn find_site(&self, file: &str, line: u32, col: u32) -> Vec<u32> {
         let mut found = Vec::new();
         for (base, data) in &self.segments {
@@ -213,7 +233,7 @@ impl Firmware {
                     continue;
                 }
                 let addr = (*base as usize + 4 * i) as u32;
-                if let Some(loc) = self.resolve_site(addr)
+                if let Some(loc) = self.resolve_location(addr)
                     && loc.line == line
                     && loc.col == col
                     && same_file(&loc.file, file)
@@ -221,6 +241,11 @@ impl Firmware {
                     found.push(addr);
                 }
             }
+        }
+        if found.is_empty() {
+            found = self
+                .with_lines(|l| Some(l.find_code_sites(file, line, col)))
+                .unwrap_or_default();
         }
         found
     }

@@ -103,8 +103,11 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
         Event::Signal { g, .. }
         | Event::Wait { g, .. }
         | Event::LostWake { g, .. }
+        | Event::WakeFrom { g, .. }
         | Event::TimerFire { g, .. } => Some(g),
         Event::TaskName { a, .. } => Some(a),
+        // A resource's lock (0 when the mask names none).
+        Event::PrioMask { r, .. } if *r != 0 => Some(r),
         Event::Blocked { kind, on, .. }
             if *kind == WaitKind::Lock as u8 || *kind == WaitKind::Signal as u8 =>
         {
@@ -154,6 +157,8 @@ pub struct RunOutcome {
     pub task_names: HashMap<u8, String>,
     /// Where each lost wake-up's sleeper waits (`file:line:col`), by its wake-up signal.
     pub wait_sites: HashMap<u32, String>,
+    /// Where each wake came from (`WakeFrom`), by the event's index.
+    pub wake_sites: HashMap<usize, String>,
 }
 
 /// A task's name from the symbol of the object it was named after (`TaskName`), and its
@@ -259,17 +264,32 @@ impl RunOutcome {
                 if let Entry::Vacant(e) = locations.names.entry(a)
                     && let Some(name) = elf.symbols.name_of(u64::from(a))
                 {
-                    e.insert(name);
+                    // A framework's resource by its user's name (RTIC's `counter`).
+                    e.insert(crate::trace::framework::resource_name(&name).unwrap_or(name));
                 }
             }
         }
         let mut task_names = HashMap::new();
         let mut wait_sites = HashMap::new();
-        for ev in &events {
+        let mut wake_sites = HashMap::new();
+        for (i, ev) in events.iter().enumerate() {
             match *ev {
+                Event::WakeFrom { p0, p1, p2, p3, .. } => {
+                    if let Some(site) = elf.and_then(|elf| elf.wait_site(&[p0, p1, p2, p3])) {
+                        wake_sites.insert(i, site.to_string());
+                    }
+                }
                 Event::TaskName { t, a, i } => {
                     if let Some(symbol) = elf.and_then(|elf| elf.symbols.name_of(u64::from(a))) {
                         task_names.insert(t, task_name(&symbol, i));
+                    }
+                }
+                Event::ContextName { t, a, n } => {
+                    if let Some(text) = elf
+                        .and_then(|elf| elf.read(a, n as usize))
+                        .and_then(|b| std::str::from_utf8(b).ok())
+                    {
+                        task_names.insert(t, crate::trace::framework::context_name(text));
                     }
                 }
                 Event::LostWake {
@@ -309,6 +329,15 @@ impl RunOutcome {
             frames,
             task_names,
             wait_sites,
+            wake_sites,
+        }
+    }
+
+    /// The site shown for `events[i]`: its own, or where a wake came from.
+    pub fn event_site(&self, i: usize) -> String {
+        match self.events[i] {
+            Event::WakeFrom { .. } => self.wake_sites.get(&i).cloned().unwrap_or_default(),
+            ev => ev.site().map(|s| self.site_text(s)).unwrap_or_default(),
         }
     }
 
@@ -603,6 +632,31 @@ pub fn operation(ev: &Event) -> &'static str {
 }
 
 #[cfg(test)]
+impl RunOutcome {
+    /// A run of `config` that passed in one step without events, its error `error` (for
+    /// tests of what is done with runs: transports that make none, the retry).
+    pub(crate) fn passed(config: Config, error: Option<JostleError>) -> RunOutcome {
+        RunOutcome {
+            port: Port::Host,
+            config,
+            events: Vec::new(),
+            sites: Default::default(),
+            locations: Default::default(),
+            logs: Vec::new(),
+            outcome: Some(Outcome::Verdict(Verdict::Pass)),
+            steps: 1,
+            panic: None,
+            exit_code: Some(0),
+            error,
+            frames: 0,
+            task_names: Default::default(),
+            wait_sites: Default::default(),
+            wake_sites: Default::default(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use jostle_kernel::config::Breakpoint;
@@ -627,6 +681,7 @@ mod tests {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         }
     }
 

@@ -16,6 +16,7 @@ pub mod hostport;
 pub mod probe;
 pub mod process;
 pub mod qemu;
+pub mod retry;
 pub mod served;
 
 use crate::error::JostleError;
@@ -85,23 +86,39 @@ pub trait Transport: Sync {
     /// outcome per run, in seed order; stops early at a run with an error (it is the last),
     /// and when `jostle` is stopping (the runs before the killed boot).
     fn run_batch(&self, config: &Config, n: u32) -> Result<Vec<RunOutcome>, JostleError> {
-        let mut outcomes: Vec<RunOutcome> = Vec::with_capacity(n as usize);
-        while (outcomes.len() as u32) < n {
+        let mut outcomes = Vec::new();
+        self.run_each(config, n, &mut |o| {
+            outcomes.push(o);
+            true
+        })?;
+        Ok(outcomes)
+    }
+
+    /// As [`Transport::run_batch`], handing each run's outcome to `each` as its boot ends
+    /// (boots of at most [`RUNS_PER_BOOT`] runs), and stopping when `each` says `false`:
+    /// what `n` runs cost in memory does not grow with `n`.
+    fn run_each(
+        &self,
+        config: &Config,
+        n: u32,
+        each: &mut dyn FnMut(RunOutcome) -> bool,
+    ) -> Result<(), JostleError> {
+        let mut done = 0;
+        while done < n {
             if process::stopping() {
-                // No new boot once `jostle` is stopping: the runs so far are returned.
+                // No new boot once `jostle` is stopping: the runs so far are what there is.
                 break;
             }
-            let done = outcomes.len() as u32;
-            let left = n - done;
+            let runs = (n - done).min(RUNS_PER_BOOT);
             let first = Config {
                 seed: config.seed.wrapping_add(u64::from(done)),
-                runs: left,
+                runs,
                 ..config.clone()
             };
-            let got = if left > 1 {
+            let got = if runs > 1 {
                 self.run_boot(first)
             } else {
-                self.run(Config { runs: 1, ..first }, None).map(|o| vec![o])
+                self.run(first, None).map(|o| vec![o])
             };
             let got = match got {
                 // `jostle` is stopping: the boot in flight was killed; the runs before it
@@ -110,14 +127,23 @@ pub trait Transport: Sync {
                 got => got?,
             };
             let stop = got.is_empty() || got.iter().any(|o| o.error.is_some());
-            outcomes.extend(got.into_iter().take(left as usize));
+            for outcome in got.into_iter().take(runs as usize) {
+                done += 1;
+                if !each(outcome) {
+                    return Ok(());
+                }
+            }
             if stop {
                 break;
             }
         }
-        Ok(outcomes)
+        Ok(())
     }
 }
+
+/// Most runs in one boot of consecutive seeds (a boot's output is held until it ends), and
+/// the campaign's jobs (`engine::campaign::BATCH`).
+pub const RUNS_PER_BOOT: u32 = 50;
 
 /// The transport the command line picked: QEMU, the host port or a board.
 pub struct Runner(Box<dyn Transport>);
@@ -135,7 +161,10 @@ impl Runner {
         Ok(Runner(if host {
             Box::new(hostport::HostTransport::new(path, limits))
         } else {
-            Box::new(qemu::QemuTransport::load_limited(&path, limits)?)
+            // A QEMU that dies takes its run with it: the run is made again in a new boot.
+            Box::new(retry::Retrying(qemu::QemuTransport::load_limited(
+                &path, limits,
+            )?))
         }))
     }
 

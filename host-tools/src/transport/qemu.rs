@@ -83,7 +83,7 @@ impl Transport for QemuTransport {
     fn run_boot(&self, first: Config) -> Result<Vec<RunOutcome>, JostleError> {
         if let Some(sessions) = &self.sessions {
             // Each seed in turn, all in the served boot: a run with an error is the last.
-            let mut outcomes = Vec::with_capacity(first.runs as usize);
+            let mut outcomes = Vec::new();
             for k in 0..first.runs.max(1) {
                 let config = Config {
                     seed: first.seed.wrapping_add(u64::from(k)),
@@ -356,7 +356,7 @@ impl QemuTransport {
     /// One run in a served boot.
     fn served(&self, sessions: &Sessions, config: Config) -> Result<RunOutcome, JostleError> {
         let served = sessions.run(&self.qemu, &self.fw, &config)?;
-        let (items, mut ending) = decode_boot(&self.fw, &served.raw);
+        let (items, mut ending) = decode_boot(&self.fw, &served.raw, !served.served_on);
         if served.served_on {
             // The boot goes on: as for a run of a boot that reset after it, its exit code
             // is its verdict's.
@@ -375,7 +375,7 @@ impl QemuTransport {
 impl RunOutcome {
     /// Decodes a QEMU boot of `fw`.
     pub fn from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> RunOutcome {
-        let (items, ending) = decode_boot(fw, &raw);
+        let (items, ending) = decode_boot(fw, &raw, true);
         Self::from_items(Port::Qemu, config, items, Some(fw), ending)
     }
 
@@ -384,15 +384,16 @@ impl RunOutcome {
     /// (seed `config.seed + k`, one run), so it replays by itself. Runs the boot did not
     /// reach (a run that never ended was killed) are absent: the caller runs them again.
     pub fn batch_from_qemu(fw: &Firmware, config: Config, raw: RawRun) -> Vec<RunOutcome> {
-        let (items, ending) = decode_boot(fw, &raw);
+        let (items, ending) = decode_boot(fw, &raw, true);
         Self::split_boot(Port::Qemu, config, items, Some(fw), ending)
     }
 }
 
-/// A boot's items and how it ended.
-fn decode_boot(fw: &Firmware, raw: &RawRun) -> (Vec<Item>, Ending) {
+/// A boot's items and how it ended (`ended`: QEMU is gone; a served boot that goes on has
+/// no exit code yet).
+fn decode_boot(fw: &Firmware, raw: &RawRun, ended: bool) -> (Vec<Item>, Ending) {
     let decoded = FrameDecoder::new(&fw.table).decode_all(&raw.stdout);
-    let error = boot_error(decoded.error, decoded.frames, raw);
+    let error = boot_error(decoded.error, decoded.frames, raw, ended);
     let ending = Ending {
         exit_code: raw.exit_code,
         timed_out: raw.timed_out,
@@ -403,19 +404,29 @@ fn decode_boot(fw: &Firmware, raw: &RawRun) -> (Vec<Item>, Ending) {
 }
 
 /// What went wrong with a boot, besides its verdicts: the last run wrote more than it may
-/// (its partial stream is cut, so that comes first), the stream's own error, or QEMU ended
-/// before the firmware wrote anything (whatever its exit code: a QEMU that exits at once,
-/// or a `JOSTLE_QEMU` that is no QEMU).
-fn boot_error(stream: Option<JostleError>, frames: usize, raw: &RawRun) -> Option<JostleError> {
+/// (its partial stream is cut, so that comes first), QEMU died of a signal `jostle` did not
+/// send (whatever the stream looked like: cut anywhere, or whole but for the exit code the
+/// verdict needs), the stream's own error, or QEMU ended before the firmware wrote anything
+/// (whatever its exit code: a QEMU that exits at once, or a `JOSTLE_QEMU` that is no QEMU).
+fn boot_error(
+    stream: Option<JostleError>,
+    frames: usize,
+    raw: &RawRun,
+    ended: bool,
+) -> Option<JostleError> {
     if let Some(cap) = raw.over_limit {
         return Some(JostleError::OutputLimit(format!(
             "the run wrote more than {cap} bytes and was killed (raise --max-output if it is meant to)"
         )));
     }
-    if stream.is_none() && frames == 0 && !raw.timed_out {
-        let code = raw.exit_code.map_or("killed by a signal".into(), |c| {
-            format!("exited with code {c}")
-        });
+    // Killed, and not by a limit (nor by a stop: that run is no run at all).
+    if ended && raw.exit_code.is_none() && !raw.timed_out {
+        return Some(JostleError::BootDied(format!(
+            "killed by a signal jostle did not send, {frames} frames into the run"
+        )));
+    }
+    if let (None, 0, Some(code)) = (&stream, frames, raw.exit_code) {
+        let code = format!("exited with code {code}");
         return Some(JostleError::QemuFailed(
             match raw.stderr.lines().map(str::trim).find(|l| !l.is_empty()) {
                 Some(line) => format!("{line} ({code})"),
@@ -449,22 +460,27 @@ mod tests {
                 raw(Some(1), "\n  qemu: bad machine\n"),
                 "qemu: bad machine (exited with code 1)",
             ),
-            (
-                raw(None, ""),
-                "killed by a signal before the firmware wrote anything",
-            ),
         ] {
-            let e = boot_error(None, 0, &r).expect("an error");
+            let e = boot_error(None, 0, &r, true).expect("an error");
             assert_eq!(e.exit_code(), 27, "{e}");
             assert_eq!(e.to_string(), format!("QEMU failed: {says}"));
         }
+        // Killed by a signal jostle did not send: a dead boot, whatever its stream said.
+        let stream = JostleError::StreamCorrupt("the verdict disagrees".into());
+        for (error, frames) in [(None, 0), (Some(stream), 40)] {
+            let e = boot_error(error, frames, &raw(None, ""), true).expect("an error");
+            assert!(matches!(e, JostleError::BootDied(_)), "{e}");
+            assert_eq!(e.exit_code(), 27);
+        }
+        // A served boot that goes on has no exit code yet: it did not die.
+        assert!(boot_error(None, 40, &raw(None, ""), false).is_none());
         // Output cut by the limit comes first; a silent run that timed out is no failure.
         let mut over = raw(None, "");
         over.over_limit = Some(10);
-        assert_eq!(boot_error(None, 0, &over).unwrap().exit_code(), 42);
+        assert_eq!(boot_error(None, 0, &over, true).unwrap().exit_code(), 42);
         let mut silent = raw(None, "");
         silent.timed_out = true;
-        assert!(boot_error(None, 0, &silent).is_none());
+        assert!(boot_error(None, 0, &silent, true).is_none());
     }
 
     #[test]

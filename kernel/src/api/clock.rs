@@ -49,3 +49,10 @@ pub fn unsleep(g: u32) {
 pub fn name_task(t: TaskId, a: u32, i: u8) {
     port::clockwork(|c, _| c.name_task(t, a, i))
 }
+
+/// The running task or handler is about to wake signal `g` (its next step): a `WakeFrom`
+/// event with the code addresses `pcs` it wakes from, at the full trace level (check
+/// [`crate::port::values_traced`] before finding them).
+pub fn note_wake(g: u32, pcs: WaitAddrs) {
+    port::clockwork(|c, me| c.note_wake(me, g, pcs))
+}

@@ -64,8 +64,8 @@ pub fn enable_interrupts() {
 #[track_caller]
 pub fn with_priority_mask<R>(level: u8, f: impl FnOnce() -> R) -> R {
     let s = caller_site();
-    port::point(Op::PrioMask { s, level });
+    port::point(Op::PrioMask { s, level, r: 0 });
     let r = f();
-    port::point(Op::PrioMask { s, level: 0 });
+    port::point(Op::PrioMask { s, level: 0, r: 0 });
     r
 }

@@ -14,6 +14,8 @@ impl<K: Sink> Core<K> {
             Op::Wait { g, .. } => self.signals.get(&g).is_some_and(|n| *n > 0),
             // Nested sections never reach the core (the port keeps them local).
             Op::CsEnter => self.cs_holder.is_none(),
+            // A wait for an interrupt ends once a handler has run since it began.
+            Op::Idle { since, .. } => self.irq_entered != since,
             _ => true,
         }
     }
@@ -45,6 +47,14 @@ impl<K: Sink> Core<K> {
             enabled = enabled.and(TaskSet(1 << h));
         }
         (enabled, !self.stopped.is_empty())
+    }
+
+    /// Is every live task waiting for an interrupt ([`Op::Idle`])?
+    pub(super) fn all_idle(&self) -> bool {
+        self.stopped
+            .iter()
+            .all(|t| matches!(self.slots[t as usize].pending(), Some(Op::Idle { .. })))
+            && !self.stopped.is_empty()
     }
 
     /// The deadlock report: every stopped task, what it waits for, and who holds that.

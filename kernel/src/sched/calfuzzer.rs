@@ -34,11 +34,15 @@ impl<K: Sink> Core<K> {
                 }
                 let verdict = if let Some(lost) = self.lost_wake() {
                     lost
-                } else if alive {
+                } else if !alive {
+                    Verdict::Pass
+                } else if self.all_idle() {
+                    // Every live task waits for an interrupt and none can come, and no
+                    // sleeper was forgotten: a framework's firmware is done.
+                    Verdict::Pass
+                } else {
                     self.report_blocked();
                     Verdict::Deadlock
-                } else {
-                    Verdict::Pass
                 };
                 self.abort(verdict);
                 return Next::End(verdict);

@@ -45,6 +45,8 @@ pub(super) struct IrqState {
     pending: bool,
     /// Firings so far.
     fired: u8,
+    /// Of them, firings with no request pending (a [`Firing::Hardware`] source's budget).
+    spontaneous: u8,
     /// The step from which it may fire (drawn; see the module doc).
     due: u32,
     /// One firing kept in reserve for the strategy: the run targets its handler (a race
@@ -86,24 +88,42 @@ impl<K: Sink> Core<K> {
     /// decision. Each spontaneous source draws its first firing step.
     pub fn declare_irqs(&mut self, sources: &[IrqSource]) {
         self.irqs.clear();
-        for (i, source) in sources.iter().take(MAX_IRQS).enumerate() {
-            let reserved = self.targets.fires(i as u8);
-            let due = match source.firing {
-                Firing::Spontaneous { max } => self.draw_due(self.gap_span(max, reserved)),
-                Firing::Requested => u32::MAX,
-            };
-            let _ = self.irqs.push(IrqState {
-                source: *source,
-                enabled: false,
-                pending: false,
-                fired: 0,
-                due,
-                reserved,
-                active: false,
-                pending_op: None,
-            });
+        for source in sources.iter().take(MAX_IRQS) {
+            self.add_irq(*source);
         }
+    }
+
+    /// Adds an interrupt source while the run goes on (a framework registers its handlers
+    /// as it sets up the NVIC): it gets the next index, starts disabled, and a spontaneous
+    /// one draws its first firing step from here. `None` when [`MAX_IRQS`] sources exist.
+    pub fn add_irq(&mut self, source: IrqSource) -> Option<u8> {
+        let i = self.irqs.len();
+        if i >= MAX_IRQS {
+            return None;
+        }
+        let reserved = self.targets.fires(i as u8);
+        let due = match source.firing.spontaneous_max() {
+            Some(max) if max > 0 => self.draw_due(self.gap_span(max, reserved)),
+            _ => u32::MAX,
+        };
+        let _ = self.irqs.push(IrqState {
+            source,
+            enabled: false,
+            pending: false,
+            fired: 0,
+            spontaneous: 0,
+            due,
+            reserved,
+            active: false,
+            pending_op: None,
+        });
         self.refresh_lean();
+        Some(i as u8)
+    }
+
+    /// The interrupt sources of this run, in index order.
+    pub fn irq_sources(&self) -> impl Iterator<Item = IrqSource> + '_ {
+        self.irqs.iter().map(|q| q.source)
     }
 
     /// A firing step drawn uniformly from the next `span` steps (at least 1); never, when
@@ -152,6 +172,8 @@ impl<K: Sink> Core<K> {
             && match q.source.firing {
                 Firing::Requested => q.pending,
                 Firing::Spontaneous { max } => q.fired < max,
+                Firing::Hardware { max } => q.pending || q.spontaneous < max,
+                Firing::Polled { .. } => false,
             }
     }
 
@@ -161,7 +183,8 @@ impl<K: Sink> Core<K> {
         q.reserved
             && match q.source.firing {
                 Firing::Spontaneous { max } => q.fired.saturating_add(1) >= max,
-                Firing::Requested => false,
+                Firing::Hardware { max } => !q.pending && q.spontaneous.saturating_add(1) >= max,
+                Firing::Requested | Firing::Polled { .. } => false,
             }
     }
 
@@ -178,7 +201,12 @@ impl<K: Sink> Core<K> {
             let q = &self.irqs[i];
             let asked = any || self.fire_next == Some(i as u8);
             let timely = asked || (q.due <= self.steps && !self.in_reserve(i));
-            let kind_ok = !only_requested || q.source.firing == Firing::Requested;
+            let kind_ok = !only_requested
+                || match q.source.firing {
+                    Firing::Requested => true,
+                    Firing::Hardware { .. } => q.pending,
+                    Firing::Spontaneous { .. } | Firing::Polled { .. } => false,
+                };
             if timely
                 && kind_ok
                 && self.eligible(i, above)
@@ -220,6 +248,44 @@ impl<K: Sink> Core<K> {
         budget
     }
 
+    /// Source `i` fires from now on as `firing` (a framework learns what a source is from
+    /// its first run: an RTIC dispatcher is requested only).
+    pub fn set_firing(&mut self, i: u8, firing: Firing) {
+        if let Some(q) = self.irqs.get_mut(i as usize) {
+            q.source.firing = firing;
+            if firing.spontaneous_max().is_none() && !q.pending {
+                q.due = u32::MAX;
+            }
+        }
+        self.refresh_lean();
+    }
+
+    /// The async task to poll next among `ready` (a bit per source index: the tasks of the
+    /// running dispatcher that wait for a poll), drawn from the seed (RTIC's fixed order,
+    /// the lowest index, is one of the draws; under a strategy that replays firings, it is
+    /// the one taken); `None` when none is ready.
+    pub fn next_poll(&mut self, ready: u32) -> Option<u8> {
+        let n = ready.count_ones();
+        if n == 0 {
+            return None;
+        }
+        let k = if n == 1 || !self.draws_firings {
+            0
+        } else {
+            self.rng.below(n)
+        };
+        let mut bits = ready;
+        for _ in 0..k {
+            bits &= bits - 1;
+        }
+        Some(bits.trailing_zeros() as u8)
+    }
+
+    /// The priority mask now in force (0: none).
+    pub fn prio_mask(&self) -> u8 {
+        self.basepri
+    }
+
     /// Handler entries so far in this run (the port checks that a firing happened).
     pub fn irq_entries(&self) -> u32 {
         self.irq_entered
@@ -231,6 +297,9 @@ impl<K: Sink> Core<K> {
         let ctx = irq_context(i);
         let q = &mut self.irqs[i as usize];
         q.active = true;
+        if !q.pending {
+            q.spontaneous = q.spontaneous.saturating_add(1);
+        }
         q.pending = false;
         if self.fire_next == Some(i) {
             self.fire_next = None;
@@ -251,7 +320,12 @@ impl<K: Sink> Core<K> {
             q.fired = q.fired.saturating_add(1);
             match q.source.firing {
                 Firing::Spontaneous { max } => Some((max, q.reserved)),
-                Firing::Requested => None,
+                Firing::Hardware { max } if q.spontaneous < max => Some((max, q.reserved)),
+                Firing::Hardware { .. } => {
+                    q.due = u32::MAX;
+                    None
+                }
+                Firing::Requested | Firing::Polled { .. } => None,
             }
         };
         if let Some((max, reserved)) = spontaneous {
@@ -349,7 +423,15 @@ impl<K: Sink> Core<K> {
                 let due = self.draw_due(self.irq_horizon);
                 let q = &mut self.irqs[i as usize];
                 q.pending = true;
-                q.due = due;
+                // A hardware line keeps an earlier spontaneous firing step.
+                q.due = match q.source.firing {
+                    Firing::Hardware { .. } => q.due.min(due),
+                    _ => due,
+                };
+                // An async task's request pends its dispatcher too (its waker does both).
+                if let Firing::Polled { by } = q.source.firing {
+                    self.execute_irq_op(&Op::IrqRequest { s: 0, i: by });
+                }
             }
             Op::IrqMask { i, on, .. } => {
                 for (n, q) in self.irqs.iter_mut().enumerate() {
@@ -361,6 +443,19 @@ impl<K: Sink> Core<K> {
             Op::PrioMask { level, .. } => self.basepri = level,
             _ => {}
         }
+    }
+
+    /// The hardware took source `i`'s pended line although the kernel did not fire it
+    /// (firmware pended it through the NVIC itself): the pend becomes a request, which the
+    /// scheduler fires at a point of its choosing. No scheduling point: where the context
+    /// pended it is not known (the event names the running context `t`).
+    pub fn request_from_hardware(&mut self, t: TaskId, i: u8) {
+        let op = Op::IrqRequest { s: 0, i };
+        self.execute_irq_op(&op);
+        if let Some(event) = op.event(t) {
+            self.record(event);
+        }
+        self.refresh_lean();
     }
 
     /// Fires source `i` at the next decision (a strategy's request), if it is eligible

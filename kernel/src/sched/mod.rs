@@ -51,6 +51,8 @@ pub trait Clockwork {
     fn unsleep(&mut self, g: u32);
     /// [`Core::name_task`].
     fn name_task(&mut self, t: TaskId, a: u32, i: u8);
+    /// [`Core::note_wake`].
+    fn note_wake(&mut self, t: TaskId, g: u32, pcs: wake::WaitAddrs);
 }
 
 impl<K: Sink> Clockwork for Core<K> {
@@ -71,6 +73,9 @@ impl<K: Sink> Clockwork for Core<K> {
     }
     fn name_task(&mut self, t: TaskId, a: u32, i: u8) {
         Core::name_task(self, t, a, i)
+    }
+    fn note_wake(&mut self, t: TaskId, g: u32, pcs: wake::WaitAddrs) {
+        Core::note_wake(self, t, g, pcs)
     }
 }
 
@@ -395,6 +400,11 @@ impl<K: Sink> Core<K> {
         self.record(Event::Value { t: me, v, k });
     }
 
+    /// Names context `t` by the `n` bytes of text at `a` ([`Event::ContextName`]).
+    pub fn record_name(&mut self, t: TaskId, a: u32, n: u32) {
+        self.record(Event::ContextName { t, a, n });
+    }
+
     /// Emits `event` if the trace level asks for it.
     pub(super) fn record(&mut self, event: Event) {
         if event.level() <= self.trace {
@@ -426,7 +436,7 @@ impl<K: Sink> Core<K> {
         self.stopped.insert(t);
         if matches!(
             op,
-            Op::Acquire { .. } | Op::Join { .. } | Op::Wait { .. } | Op::CsEnter
+            Op::Acquire { .. } | Op::Join { .. } | Op::Wait { .. } | Op::CsEnter | Op::Idle { .. }
         ) {
             self.blocking.insert(t);
         }

@@ -1333,10 +1333,18 @@ mod interrupts {
         ];
         let cs = [Op::CsEnter, RMW[0], RMW[1], Op::CsExit];
         let prio = [
-            Op::PrioMask { s: 1, level: 1 },
+            Op::PrioMask {
+                s: 1,
+                level: 1,
+                r: 0,
+            },
             RMW[0],
             RMW[1],
-            Op::PrioMask { s: 2, level: 0 },
+            Op::PrioMask {
+                s: 2,
+                level: 0,
+                r: 0,
+            },
         ];
         for task in [&masked[..], &all, &cs, &prio] {
             for seed in 0..40 {
@@ -1348,10 +1356,18 @@ mod interrupts {
         }
         // A priority mask above the source's priority does not mask it.
         let weak = [
-            Op::PrioMask { s: 1, level: 2 },
+            Op::PrioMask {
+                s: 1,
+                level: 2,
+                r: 0,
+            },
             RMW[0],
             RMW[1],
-            Op::PrioMask { s: 2, level: 0 },
+            Op::PrioMask {
+                s: 2,
+                level: 0,
+                r: 0,
+            },
         ];
         assert!(
             (0..60).any(|s| interleaved(&run(s, &weak, &[(spontaneous(1, 3), &HANDLER[..])]).1))

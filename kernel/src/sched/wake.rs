@@ -45,6 +45,20 @@ impl<K: Sink> Core<K> {
         self.sleepers.remove(&g);
     }
 
+    /// Context `t` is about to wake signal `g` from code addresses `pcs` (the `WakeFrom`
+    /// event, at the full trace level only).
+    pub fn note_wake(&mut self, t: TaskId, g: u32, pcs: WaitAddrs) {
+        let [p0, p1, p2, p3] = pcs;
+        self.record(Event::WakeFrom {
+            t,
+            g,
+            p0,
+            p1,
+            p2,
+            p3,
+        });
+    }
+
     /// Names task `t` after the object at address `a` (an Embassy task pool, an RTIC task's
     /// static: the host names it from the ELF's symbols), instance `i` of it.
     pub fn name_task(&mut self, t: TaskId, a: u32, i: u8) {

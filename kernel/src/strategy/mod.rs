@@ -16,6 +16,10 @@
 pub use atomfuzzer::Q_ONE;
 pub use racefuzzer::side_first;
 
+/// The deepest PCT a configuration may ask for: depth `d` takes `d − 1` change points, and
+/// PCT keeps at most 8 (a deeper block is clamped; the host refuses a deeper `--pct-depth`).
+pub const PCT_MAX_DEPTH: u32 = pct::MAX_DEPTH as u32 + 1;
+
 use crate::op::{Op, Slot};
 use crate::rng::SchedRng;
 use crate::targets::{Targets, Tracker};

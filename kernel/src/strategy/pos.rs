@@ -245,8 +245,16 @@ mod tests {
             (mask(2), mask(2)),
             (mask(2), mask(ALL_IRQS)),
             (
-                Op::PrioMask { s: 1, level: 2 },
-                Op::PrioMask { s: 2, level: 0 },
+                Op::PrioMask {
+                    s: 1,
+                    level: 2,
+                    r: 0,
+                },
+                Op::PrioMask {
+                    s: 2,
+                    level: 0,
+                    r: 0,
+                },
             ),
         ];
         let commuting = [

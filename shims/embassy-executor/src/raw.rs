@@ -276,15 +276,21 @@ fn wake(data: *const ()) {
 
 fn drop_waker(_: *const ()) {}
 
-/// Wakes the task: its wake-up signal, unless it is queued already.
+/// Wakes the task: its wake-up signal, unless it is queued already. At the full trace
+/// level the wake names where it comes from (`WakeFrom`: the return addresses on the
+/// waker's stack, which the host resolves to the application's line).
 #[track_caller]
 fn wake_header(header: &'static TaskHeader) {
     if !header.spawned.get() || header.queued.replace(true) {
         return;
     }
+    let g = header.wake_signal();
+    if jostle_kernel::port::values_traced() {
+        jostle_kernel::clock::note_wake(g, crate::arch::return_addresses());
+    }
     jostle_kernel::port::point(jostle_kernel::Op::Signal {
         s: jostle_kernel::port::site(core::panic::Location::caller()),
-        g: header.wake_signal(),
+        g,
     });
 }
 

@@ -13,6 +13,10 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+mod processes;
+#[allow(unused_imports)]
+pub use processes::*;
+
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -138,10 +142,14 @@ pub fn text(out: &std::process::Output) -> String {
     )
 }
 
-/// The `jostle` binary.
+/// The `jostle` binary: the workspace's, or the one `JOSTLE_BIN` names (to run a test
+/// against another build, e.g. the commit before a fix, and see it fail there).
 pub fn jostle() -> PathBuf {
     built();
-    target_dir().join("debug").join("jostle")
+    match std::env::var_os("JOSTLE_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => target_dir().join("debug").join("jostle"),
+    }
 }
 
 pub fn firmware(bin: &str) -> Firmware {
@@ -206,17 +214,21 @@ pub fn report(dir: &Path) -> serde_json::Value {
 
 /// `jostle replay ELF --report jostle-report --bug ID` in `dir`.
 pub fn replay_bug(dir: &Path, elf: &Path, id: &str) -> std::process::Output {
-    jostle_in(
-        dir,
-        &[
-            "replay",
-            elf.to_str().unwrap(),
-            "--report",
-            "jostle-report",
-            "--bug",
-            id,
-        ],
-    )
+    replay_bug_with(dir, elf, id, &[])
+}
+
+/// [`replay_bug`] with more options (`--shrunk`).
+pub fn replay_bug_with(dir: &Path, elf: &Path, id: &str, more: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "replay",
+        elf.to_str().unwrap(),
+        "--report",
+        "jostle-report",
+        "--bug",
+        id,
+    ];
+    args.extend_from_slice(more);
+    jostle_in(dir, &args)
 }
 
 /// A report's candidates.

@@ -5,11 +5,12 @@
 //! state: one sent while the protocol task is not registered (between taking the count and
 //! waiting again) is lost, and the last frame is never processed.
 //!
-//! Under Embassy, both radios' timers expire at the same tick, and the executor polls both
-//! radios in one batch before the protocol task it woke (its run queue takes the whole
-//! batch first): the protocol task always sees both frames. Jostle's scheduler may poll the
-//! protocol task between the two radios. The fix: wait on the state itself (a `Signal`
-//! or a check of the count after registering).
+//! Under Embassy, the radios' deadlines fall on one tick of the 32,768 Hz clock, the timer
+//! queue wakes both, and the executor polls both radios in one batch before the protocol
+//! task the first one woke (its run queue takes the whole batch, and a task woken during a
+//! batch waits for the next): the protocol task always sees both frames. Jostle's scheduler
+//! may poll the protocol task between the two radios. The fix: wait on the state itself (a
+//! `Signal`, or a check of the count after registering).
 #![no_std]
 #![no_main]
 

@@ -24,11 +24,7 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<f64> {
         trace: TraceLevel::Full,
         ..Config::default()
     };
-    let raw = Qemu::default().run(&fw, &full)?;
-    let seen = RunOutcome::from_qemu(&fw, full, raw);
-    if let Some(e) = seen.error {
-        return Err(e.into());
-    }
+    let seen = run_checked(&fw, full)?;
     let used = seen
         .events
         .iter()
@@ -72,11 +68,7 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<f64> {
             breakpoints: jostle_kernel::fixed::Vec::from_slice(&bps).unwrap_or_default(),
             ..Config::default()
         };
-        let raw = Qemu::default().run(&fw, &config)?;
-        let outcome = RunOutcome::from_qemu(&fw, config, raw);
-        if let Some(e) = outcome.error {
-            return Err(e.into());
-        }
+        let outcome = run_checked(&fw, config)?;
         let field = |line: &str, name: &str| super::fields(line, name).next();
         let find = |prefix: &str| {
             outcome
@@ -126,6 +118,19 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<f64> {
     Ok(task_point)
 }
 
+/// One run of `fw` on QEMU under `config`; an error if the stream had one.
+fn run_checked(
+    fw: &jostle_host_tools::trace::elf::Firmware,
+    config: Config,
+) -> anyhow::Result<RunOutcome> {
+    let raw = Qemu::default().run(fw, &config)?;
+    let outcome = RunOutcome::from_qemu(fw, config, raw);
+    match outcome.error {
+        Some(e) => Err(e.into()),
+        None => Ok(outcome),
+    }
+}
+
 /// Instructions per poll step of an Embassy task (Jostle's `embassy-executor`): the
 /// `poll_cost` app of `examples/embassy` yields `N` times in one task, then in two tasks
 /// taking turns; SysTick under `-icount`, calibrated as `sched_cost` is. Printed beside a
@@ -145,15 +150,13 @@ pub(crate) fn poll_cost(args: &BenchArgs, task_point: f64) -> anyhow::Result<()>
     )
     .context("poll_cost: the Embassy row needs the Jostle checkout (examples/embassy)")?;
     let fw = jostle_host_tools::transport::load_firmware(&path)?;
-    let config = Config {
-        trace: TraceLevel::Results,
-        ..Config::default()
-    };
-    let raw = Qemu::default().run(&fw, &config)?;
-    let outcome = RunOutcome::from_qemu(&fw, config, raw);
-    if let Some(e) = outcome.error {
-        return Err(e.into());
-    }
+    let outcome = run_checked(
+        &fw,
+        Config {
+            trace: TraceLevel::Results,
+            ..Config::default()
+        },
+    )?;
     let field = |line: &str, name: &str| super::fields(line, name).next().unwrap_or(0.0);
     let cal = outcome
         .logs

@@ -19,8 +19,8 @@ pub enum Budget {
 }
 
 impl Campaign<'_> {
-    /// Cuts `jobs` to the runs a run budget leaves (the last job shortened); marks the
-    /// budget hit when none are left after them.
+    /// Cuts `jobs` (the next of a wave) to the runs a run budget leaves (the last job
+    /// shortened); marks the budget hit when none are left after them.
     pub(super) fn fit_budget(&self, jobs: &mut Vec<Job>) {
         if let Budget::Runs(n) = self.settings.budget {
             let left = n.saturating_sub(self.runs_done.load(Ordering::SeqCst));
@@ -36,6 +36,14 @@ impl Campaign<'_> {
             if room == 0 {
                 self.budget_hit.store(true, Ordering::SeqCst);
             }
+        }
+    }
+
+    /// `runs`, or as many as a run budget still leaves.
+    pub(super) fn within_budget(&self, runs: u64) -> u64 {
+        match self.settings.budget {
+            Budget::Runs(n) => runs.min(n.saturating_sub(self.runs_done.load(Ordering::SeqCst))),
+            _ => runs,
         }
     }
 

@@ -3,6 +3,7 @@
 //! never depends on which worker finished first. A shard takes its own block of each
 //! candidate's run indices.
 
+use super::plan::{Plan, Step};
 use super::{Campaign, Status};
 use crate::engine::confirm::with_relations_of;
 use crate::engine::pool::run_all;
@@ -16,7 +17,7 @@ use std::time::Instant;
 
 /// Runs per boot (consecutive seeds; the firmware resets itself between them). Fixed,
 /// so that which runs share a boot never depends on the number of workers.
-pub const BATCH: u64 = 50;
+pub const BATCH: u64 = crate::transport::RUNS_PER_BOOT as u64;
 
 /// The report is written at least this often while runs finish.
 pub(super) const WRITE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
@@ -51,55 +52,69 @@ pub(super) enum Work {
     Candidate(usize),
 }
 
-/// Consecutive indices grouped into runs of at most [`BATCH`], none crossing a multiple of
-/// it (so shards, which slice by blocks of [`BATCH`], group the same way).
-pub(super) fn batches(indices: &[u64]) -> Vec<(u64, u32)> {
-    let mut out: Vec<(u64, u32)> = Vec::new();
-    for &i in indices {
-        match out.last_mut() {
-            Some((first, n)) if *first + u64::from(*n) == i && i % BATCH != 0 => *n += 1,
-            _ => out.push((i, 1)),
-        }
-    }
-    out
-}
-
 /// Shard `index` of `count`'s run indices among `0..n`: the `index`-th of `count`
 /// contiguous blocks of `ceil(n / count)`.
-fn shard_slice(n: u32, (index, count): (u32, u32)) -> impl Iterator<Item = u64> {
+pub(super) fn shard_range(n: u32, (index, count): (u32, u32)) -> std::ops::Range<u64> {
     let block = u64::from(n).div_ceil(u64::from(count.max(1))).max(1);
-    (0..u64::from(n)).filter(move |i| i / block == u64::from(index))
+    let start = (u64::from(index) * block).min(u64::from(n));
+    start..(start + block).min(u64::from(n))
+}
+
+/// The first job of consecutive run indices `from..to`: at most [`BATCH`] runs, never
+/// crossing a multiple of it (so shards, which slice by blocks of [`BATCH`], group the same
+/// way): `(from, runs)`.
+pub(super) fn batch_at(from: u64, to: u64) -> (u64, u32) {
+    let n = (to - from).min(BATCH - from % BATCH);
+    (from, n as u32)
 }
 
 impl Campaign<'_> {
     /// This shard's run indices among `0..n`: shard `I` of `N` takes the `I`-th of `N`
     /// contiguous blocks of `ceil(n / N)` indices, so every shard has work.
-    pub(super) fn slice(&self, n: u32) -> impl Iterator<Item = u64> + use<> {
-        shard_slice(n, self.settings.shard)
+    pub(super) fn slice(&self, n: u32) -> std::ops::Range<u64> {
+        shard_range(n, self.settings.shard)
     }
 
-    /// Runs `jobs` on the workers within the budget and takes their results in order, a
-    /// chunk of jobs at a time: the report is written again whenever [`WRITE_EVERY`] has
-    /// passed, so a campaign killed outright still leaves its finished runs.
+    /// Runs `plan`'s jobs on the workers within the budget and takes their results in order,
+    /// a chunk of jobs at a time (only a chunk's jobs are made at once): the report is
+    /// written again whenever [`WRITE_EVERY`] has passed, so a campaign killed outright still
+    /// leaves its finished runs.
     pub(super) fn execute(
         &mut self,
-        mut jobs: Vec<Job>,
+        plan: &mut dyn Plan,
         progress: &(dyn Fn(&Status) + Sync),
     ) -> Result<(), JostleError> {
         if self.halted() {
             return Ok(());
         }
         self.wave += 1;
-        self.fit_budget(&mut jobs);
-        let total: u64 = jobs.iter().map(|j| u64::from(j.chain)).sum();
-        self.planned.fetch_add(total, Ordering::SeqCst);
+        let planned = self.within_budget(plan.runs());
+        self.planned.fetch_add(planned, Ordering::SeqCst);
         // Chunks of a few jobs per worker: little idle time at a chunk's end, and results
         // taken (and written) while the wave goes on.
         let chunk = (4 * self.settings.jobs).max(8);
-        for part in jobs.chunks(chunk) {
-            let complete = self.execute_chunk(part, progress)?;
+        loop {
+            let mut part = Vec::new();
+            let mut done = false;
+            while part.len() < chunk {
+                match plan.next(self) {
+                    Step::Job(job) => part.push(*job),
+                    Step::Wait => break,
+                    Step::Done => {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+            self.fit_budget(&mut part);
+            // Nothing left, or the budget spent (a plan waits only on jobs given before,
+            // all taken by now).
+            if part.is_empty() {
+                break;
+            }
+            let complete = self.execute_chunk(&part, progress)?;
             self.sync_bugs();
-            if !complete || self.failure_hit.load(Ordering::SeqCst) {
+            if done || !complete || self.failure_hit.load(Ordering::SeqCst) {
                 break;
             }
             if self.last_write.elapsed() >= WRITE_EVERY {
@@ -197,6 +212,12 @@ impl Campaign<'_> {
     ) -> Result<Vec<RunOutcome>, JostleError> {
         let mut outcomes = Vec::new();
         let mut config = job.config.clone();
+        // Each run's relations go into the chain's first configuration.
+        let base = match job.work {
+            Work::Candidate(bug) => self.chains.get(&bug).map(|c| &c.base),
+            _ => None,
+        }
+        .unwrap_or(&job.config);
         for k in 0..job.chain {
             if self.stop.load(Ordering::SeqCst) {
                 break;
@@ -213,7 +234,7 @@ impl Campaign<'_> {
             checked(&mut outcome)?;
             self.runs_done.fetch_add(1, Ordering::SeqCst);
             progress(&self.status());
-            config = with_relations_of(&outcome, &job.config);
+            config = with_relations_of(&outcome, base);
             outcomes.push(outcome);
         }
         Ok(outcomes)
@@ -284,6 +305,7 @@ mod tests {
             frames: 0,
             task_names: Default::default(),
             wait_sites: Default::default(),
+            wake_sites: Default::default(),
         };
         let mut rejected = run(
             vec![Event::ConfigRejected { reason: 1 }],
@@ -315,7 +337,7 @@ mod tests {
         for (n, count) in [(50, 4), (50, 2), (7, 3), (160, 3), (5, 8)] {
             let mut all: Vec<u64> = Vec::new();
             for index in 0..count {
-                let mine: Vec<u64> = shard_slice(n, (index, count)).collect();
+                let mine: Vec<u64> = shard_range(n, (index, count)).collect();
                 // Work for every shard while there are as many runs as shards.
                 if index < n.min(count) && n >= count {
                     assert!(!mine.is_empty(), "{n} runs, shard {index}/{count}");

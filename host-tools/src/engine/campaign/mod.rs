@@ -18,6 +18,7 @@ mod feedback;
 mod jobs;
 mod phase1;
 mod phase2;
+mod plan;
 mod record;
 mod rounds;
 mod search;
@@ -148,6 +149,10 @@ pub struct Campaign<'r> {
     surw_profile: Option<crate::engine::surw::Profile>,
     /// Search runs of this shard planned so far (the next one's place in the blocks).
     search_planned: u64,
+    /// The DrFinder chains under way, by bug handle.
+    chains: std::collections::BTreeMap<usize, phase2::Chain>,
+    /// The last write of the report went through.
+    written: bool,
 }
 
 impl<'r> Campaign<'r> {
@@ -214,6 +219,8 @@ impl<'r> Campaign<'r> {
             phase1_max_steps: 0,
             surw_profile: None,
             search_planned: 0,
+            chains: std::collections::BTreeMap::new(),
+            written: false,
         }
     }
 

@@ -3,7 +3,8 @@
 //! alone, whose trace gives the first candidates at once, and the rest after the first
 //! tier of round 1 (see `rounds`).
 
-use super::jobs::{Job, Work, batches};
+use super::jobs::{Job, Work, batch_at};
+use super::plan::{Plan, Step};
 use super::{Campaign, Status};
 use crate::error::JostleError;
 use jostle_kernel::config::StrategyId;
@@ -22,26 +23,50 @@ impl Campaign<'_> {
         }
         self.set_phase("phase I");
         // Every shard runs all of Phase I: the shards then predict the same candidates.
-        let indices: Vec<u64> = runs.collect();
-        let jobs: Vec<Job> = batches(&indices)
-            .into_iter()
-            .map(|(i, n)| Job {
-                work: Work::PhaseOne,
-                index: i,
-                config: Config {
-                    seed: self.settings.seed.wrapping_add(i),
-                    strategy: StrategyId::Random,
-                    trace: TraceLevel::Full,
-                    ..self.settings.base.clone()
-                },
-                chain: n,
-                tally: true,
-                place: 0,
-            })
-            .collect();
+        let mut plan = PhaseOne {
+            runs,
+            config: Config {
+                strategy: StrategyId::Random,
+                trace: TraceLevel::Full,
+                ..self.settings.base.clone()
+            },
+            seed: self.settings.seed,
+        };
         let phase1 = Instant::now();
-        self.execute(jobs, progress)?;
+        self.execute(&mut plan, progress)?;
         self.phase1_seconds += phase1.elapsed().as_secs_f64();
         Ok(())
+    }
+}
+
+/// Phase I's runs `runs`: seeds `seed + i`, in batches.
+struct PhaseOne {
+    runs: std::ops::Range<u64>,
+    config: Config,
+    seed: u64,
+}
+
+impl Plan for PhaseOne {
+    fn runs(&self) -> u64 {
+        self.runs.end - self.runs.start
+    }
+
+    fn next(&mut self, _: &mut Campaign<'_>) -> Step {
+        if self.runs.is_empty() {
+            return Step::Done;
+        }
+        let (i, n) = batch_at(self.runs.start, self.runs.end);
+        self.runs.start += u64::from(n);
+        Step::Job(Box::new(Job {
+            work: Work::PhaseOne,
+            index: i,
+            config: Config {
+                seed: self.seed.wrapping_add(i),
+                ..self.config.clone()
+            },
+            chain: n,
+            tally: true,
+            place: 0,
+        }))
     }
 }

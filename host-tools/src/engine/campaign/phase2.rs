@@ -6,7 +6,8 @@
 //! the whole quota of each harmless candidate queued before it.
 
 use super::Campaign;
-use super::jobs::{Job, Work, batches};
+use super::jobs::{Job, Work, batch_at};
+use super::plan::{Plan, Step};
 use crate::engine::targeting::{candidate_breakpoints, strategy_name};
 use crate::error::JostleError;
 use jostle_checker::{Candidate, CandidateKind};
@@ -14,27 +15,192 @@ use jostle_kernel::config::StrategyId;
 use jostle_kernel::{Config, TraceLevel};
 use std::collections::BTreeSet;
 
-/// A round's Phase II jobs.
-pub(super) struct Phase2Jobs {
-    /// Every candidate's first run (and DrFinder chains).
-    pub(super) first: Vec<Job>,
-    /// The rest of each candidate's runs, tier by tier.
-    pub(super) later: Vec<Job>,
+/// One candidate's Phase II runs under one strategy: what its jobs share.
+#[derive(Clone)]
+pub(super) struct Target {
+    /// The bug's handle.
+    bug: usize,
+    /// Its runs' configuration (strategy, breakpoints), before seed, trace and parameters.
+    config: Config,
+    /// The seed of its run 0.
+    first: u64,
+    /// RaceFuzzer's side to send first in the first tiers (see [`params_for`]).
+    unseen: Option<u8>,
+    /// Its place in the wave's queue.
+    place: u64,
+    /// This shard's run indices.
+    slice: std::ops::Range<u64>,
+    /// A DrFinder chain (all its runs in one sequence, by the shard that owns run 0).
+    chain: bool,
+}
+
+impl Target {
+    /// Whether this shard makes run 0 (every shard makes it; this one counts it).
+    fn owns_first(&self) -> bool {
+        self.slice.start == 0 && !self.slice.is_empty()
+    }
+}
+
+/// A DrFinder chain under way: its first run's configuration, and the next run's (the
+/// first's with the relations the last run collected, drfinder-fse15 Algorithm 2, line 21).
+pub(super) struct Chain {
+    /// The first run's configuration.
+    pub(super) base: Config,
+    /// The next run's (its seed aside).
+    pub(super) next: Config,
+    /// Runs of the chain taken so far.
+    pub(super) taken: u64,
+}
+
+/// Every candidate's first run, and the DrFinder chains whole, in queue order. A chain
+/// longer than [`BATCH`](super::BATCH) comes in jobs of as many runs, each started from the last run of
+/// the one before (so the plan waits for it).
+pub(super) struct FirstRuns {
+    targets: Vec<Target>,
+    /// Runs per candidate.
+    runs: u32,
+    at: usize,
+    /// Runs of the current chain given so far.
+    given: u64,
+}
+
+impl Plan for FirstRuns {
+    fn runs(&self) -> u64 {
+        let left = self.targets.iter().skip(self.at).map(|t| match t.chain {
+            true if t.owns_first() => u64::from(self.runs),
+            true => 0,
+            false => 1,
+        });
+        left.sum::<u64>().saturating_sub(self.given)
+    }
+
+    fn next(&mut self, campaign: &mut Campaign<'_>) -> Step {
+        loop {
+            let Some(t) = self.targets.get(self.at) else {
+                return Step::Done;
+            };
+            if !t.chain {
+                self.at += 1;
+                // Run 0 feeds prediction (full trace), in every shard so that all predict
+                // the same; the others need only the results.
+                return Step::Job(Box::new(Job {
+                    work: Work::Candidate(t.bug),
+                    index: 0,
+                    config: Config {
+                        seed: t.first,
+                        trace: TraceLevel::Full,
+                        params: params_for(&t.config, 0, t.unseen),
+                        ..t.config.clone()
+                    },
+                    chain: 1,
+                    tally: t.owns_first(),
+                    place: t.place,
+                }));
+            }
+            // A chain cannot be split between shards: the one that owns run 0 makes it.
+            let runs = u64::from(self.runs);
+            if !t.owns_first() || self.given >= runs {
+                self.at += 1;
+                self.given = 0;
+                continue;
+            }
+            // Full trace: DrFinder's confirmation is the happens-before detector's.
+            let chain = campaign.chains.entry(t.bug).or_insert_with(|| {
+                let base = Config {
+                    seed: t.first,
+                    trace: TraceLevel::Full,
+                    ..t.config.clone()
+                };
+                Chain {
+                    next: base.clone(),
+                    base,
+                    taken: 0,
+                }
+            });
+            if chain.taken < self.given {
+                return Step::Wait;
+            }
+            let (index, n) = batch_at(self.given, runs);
+            self.given += u64::from(n);
+            return Step::Job(Box::new(Job {
+                work: Work::Candidate(t.bug),
+                index,
+                config: Config {
+                    seed: t.first.wrapping_add(index),
+                    ..chain.next.clone()
+                },
+                chain: n,
+                tally: true,
+                place: t.place,
+            }));
+        }
+    }
+}
+
+/// The candidates' later runs (results-only), tier by tier across the candidates: every
+/// candidate's runs 1-3, then 4-15, then the rest.
+pub(super) struct LaterRuns {
+    targets: Vec<Target>,
+    /// The tier, candidate and run index given next.
+    tier: usize,
+    at: usize,
+    next: u64,
+    /// Runs left to give.
+    left: u64,
+}
+
+impl Plan for LaterRuns {
+    fn runs(&self) -> u64 {
+        self.left
+    }
+
+    fn next(&mut self, _: &mut Campaign<'_>) -> Step {
+        while self.tier < TIERS {
+            let Some(t) = self.targets.get(self.at) else {
+                (self.tier, self.at, self.next) = (self.tier + 1, 0, 0);
+                continue;
+            };
+            let tier = tier_range(self.tier);
+            let (from, to) = (
+                self.next.max(tier.start).max(t.slice.start),
+                tier.end.min(t.slice.end),
+            );
+            if t.chain || from >= to {
+                (self.at, self.next) = (self.at + 1, 0);
+                continue;
+            }
+            let (i, n) = batch_at(from, to);
+            self.next = i + u64::from(n);
+            self.left = self.left.saturating_sub(u64::from(n));
+            return Step::Job(Box::new(Job {
+                work: Work::Candidate(t.bug),
+                index: i,
+                config: Config {
+                    seed: t.first.wrapping_add(i),
+                    trace: TraceLevel::Results,
+                    params: params_for(&t.config, self.tier, t.unseen),
+                    ..t.config.clone()
+                },
+                chain: n,
+                tally: true,
+                place: t.place,
+            }));
+        }
+        Step::Done
+    }
 }
 
 impl Campaign<'_> {
-    /// The jobs of `queue`'s candidates: every candidate's first run (and DrFinder chains),
+    /// The plans of `queue`'s candidates: every candidate's first run (and DrFinder chains),
     /// then the later runs, tier by tier. A candidate that cannot be targeted is marked
     /// skipped in the report; the others still run.
-    pub(super) fn phase2_jobs(
+    pub(super) fn phase2_plans(
         &mut self,
         queue: &[(Candidate, StrategyId)],
-    ) -> Result<Phase2Jobs, JostleError> {
+    ) -> Result<(FirstRuns, LaterRuns), JostleError> {
         let space = self.transport.space();
-        let mut first_runs = Vec::new();
-        let mut later_runs: [Vec<Job>; TIERS - 1] = Default::default();
+        let mut targets = Vec::new();
         for (place, (candidate, strategy)) in queue.iter().enumerate() {
-            let place = place as u64;
             let bug = self.bug_handle(candidate);
             let breakpoints =
                 candidate_breakpoints(candidate, &self.prediction, *strategy, &space, true)
@@ -63,82 +229,43 @@ impl Campaign<'_> {
                     continue;
                 }
             };
-            let config = Config {
-                strategy: *strategy,
-                breakpoints,
-                ..self.settings.base.clone()
-            };
-            let first = candidate_seed(self.settings.seed, &candidate.id, *strategy);
-            let unseen = unseen_side_first(candidate);
-            let indices: Vec<u64> = self.slice(self.settings.runs_per_candidate).collect();
-            let owns_first = indices.first() == Some(&0);
-            if *strategy == StrategyId::DrFinder {
-                // One chain, each run's relations driving the next (full trace: DrFinder's
-                // confirmation is the happens-before detector's). A chain cannot be split,
-                // so the shard that owns run 0 makes all of it.
-                if owns_first {
-                    first_runs.push(Job {
-                        work: Work::Candidate(bug),
-                        index: 0,
-                        config: Config {
-                            seed: first,
-                            trace: TraceLevel::Full,
-                            ..config
-                        },
-                        chain: self.settings.runs_per_candidate,
-                        tally: true,
-                        place,
-                    });
-                }
-                continue;
-            }
-            // Run 0 feeds prediction (full trace), in every shard so that all predict the
-            // same; the others need only the results.
-            if self.settings.runs_per_candidate > 0 {
-                first_runs.push(Job {
-                    work: Work::Candidate(bug),
-                    index: 0,
-                    config: Config {
-                        seed: first,
-                        trace: TraceLevel::Full,
-                        params: params_for(&config, 0, unseen),
-                        ..config.clone()
-                    },
-                    chain: 1,
-                    tally: owns_first,
-                    place,
-                });
-            }
-            for (tier, jobs) in later_runs.iter_mut().enumerate() {
-                let in_tier: Vec<u64> = indices
-                    .iter()
-                    .copied()
-                    .filter(|&i| tier_of(i) == tier + 1)
-                    .collect();
-                for (i, n) in batches(&in_tier) {
-                    jobs.push(Job {
-                        work: Work::Candidate(bug),
-                        index: i,
-                        config: Config {
-                            seed: first.wrapping_add(i),
-                            trace: TraceLevel::Results,
-                            params: params_for(&config, tier + 1, unseen),
-                            ..config.clone()
-                        },
-                        chain: n,
-                        tally: true,
-                        place,
-                    });
-                }
-            }
+            targets.push(Target {
+                bug,
+                config: Config {
+                    strategy: *strategy,
+                    breakpoints,
+                    ..self.settings.base.clone()
+                },
+                first: candidate_seed(self.settings.seed, &candidate.id, *strategy),
+                unseen: unseen_side_first(candidate),
+                place: place as u64,
+                slice: self.slice(self.settings.runs_per_candidate),
+                chain: *strategy == StrategyId::DrFinder,
+            });
         }
-        // Every candidate's first run, then every candidate's next few, and so on: a real
-        // bug its strategy makes happen shows in its first runs, so it is not left waiting
-        // behind the whole quota of each harmless candidate queued before it.
-        Ok(Phase2Jobs {
-            first: first_runs,
-            later: later_runs.into_iter().flatten().collect(),
-        })
+        if self.settings.runs_per_candidate == 0 {
+            targets.clear();
+        }
+        let left = targets
+            .iter()
+            .filter(|t| !t.chain)
+            .map(|t| t.slice.end - t.slice.start.max(1).min(t.slice.end))
+            .sum();
+        Ok((
+            FirstRuns {
+                targets: targets.clone(),
+                runs: self.settings.runs_per_candidate,
+                at: 0,
+                given: 0,
+            },
+            LaterRuns {
+                targets,
+                tier: 1,
+                at: 0,
+                next: 0,
+                left,
+            },
+        ))
     }
 
     /// The races to try with DrFinder: those whose first RaceFuzzer run did not make them
@@ -216,14 +343,23 @@ fn unseen_side_first(candidate: &Candidate) -> Option<u8> {
 /// last). Phase II takes tier by tier across the candidates.
 const TIERS: usize = 4;
 
-/// The tier of run index `i`.
-fn tier_of(i: u64) -> usize {
-    match i {
-        0 => 0,
-        1..4 => 1,
-        4..16 => 2,
-        _ => 3,
+/// The run indices of `tier`.
+fn tier_range(tier: usize) -> std::ops::Range<u64> {
+    match tier {
+        0 => 0..1,
+        1 => 1..4,
+        2 => 4..16,
+        _ => 16..u64::MAX,
     }
+}
+
+/// The tier of run index `i`.
+#[cfg(test)]
+fn tier_of(i: u64) -> usize {
+    // The last tier ends at u64::MAX, which no run index reaches.
+    (0..TIERS)
+        .find(|&t| tier_range(t).contains(&i))
+        .unwrap_or(TIERS - 1)
 }
 
 /// The first seed of a candidate's runs under `strategy`: the base seed mixed with the
@@ -240,6 +376,155 @@ pub fn candidate_seed(base: u64, id: &str, strategy: StrategyId) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::campaign::{Budget, Settings};
+    use crate::trace::run::RunOutcome;
+    use crate::trace::space::SiteSpace;
+    use crate::transport::Transport;
+    use std::path::Path;
+    use std::sync::Mutex;
+
+    /// Runs nothing: every run passes at once; the configurations are kept, in order.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<Config>>);
+
+    impl Transport for Recorder {
+        fn path(&self) -> &Path {
+            Path::new("/nonexistent/firmware")
+        }
+
+        fn space(&self) -> SiteSpace<'_> {
+            SiteSpace::Host
+        }
+
+        fn run(&self, config: Config, _: Option<&Path>) -> Result<RunOutcome, JostleError> {
+            self.0.lock().unwrap().push(config.clone());
+            Ok(RunOutcome::passed(config, None))
+        }
+    }
+
+    /// A campaign on `transport` with `runs` per candidate and `budget`, whose report has
+    /// the bugs `ids` (handles 0, 1, ...), writing into `dir`.
+    fn campaign<'t>(
+        transport: &'t Recorder,
+        runs: u32,
+        budget: Budget,
+        ids: &[&str],
+        dir: &Path,
+    ) -> Campaign<'t> {
+        let settings = Settings {
+            phase1_runs: 1,
+            runs_per_candidate: runs,
+            // One worker: the recorder sees the runs in the order they are taken.
+            jobs: 1,
+            budget,
+            seed: 0,
+            base: Config::default(),
+            shard: (0, 1),
+            options: jostle_checker::Options::default(),
+            max_rounds: 1,
+            firmware_command: "fw".into(),
+            report_dir: dir.to_owned(),
+            livelock_bound: None,
+            portfolio: Vec::new(),
+            until_failure: false,
+            shrink: false,
+        };
+        let mut c = Campaign::new(transport, settings, Default::default());
+        for id in ids {
+            c.handles.push((*id).to_owned());
+            c.report.bugs.push(crate::output::report::Bug {
+                id: (*id).to_owned(),
+                ..Default::default()
+            });
+        }
+        c
+    }
+
+    fn target(bug: usize, strategy: StrategyId, first: u64, runs: u32) -> Target {
+        Target {
+            bug,
+            config: Config {
+                strategy,
+                ..Config::default()
+            },
+            first,
+            unseen: None,
+            place: bug as u64,
+            slice: 0..u64::from(runs),
+            chain: strategy == StrategyId::DrFinder,
+        }
+    }
+
+    #[test]
+    fn a_long_drfinder_chain_runs_in_order_in_jobs_of_a_batch_and_a_budget_cuts_it() {
+        let dir = tempfile::tempdir().unwrap();
+        for (budget, made) in [(Budget::Unlimited, 131), (Budget::Runs(70), 70)] {
+            let recorder = Recorder::default();
+            let mut c = campaign(&recorder, 130, budget, &["a", "b"], dir.path());
+            let mut first = FirstRuns {
+                targets: vec![
+                    target(0, StrategyId::DrFinder, 1000, 130),
+                    target(1, StrategyId::Race, 5000, 130),
+                ],
+                runs: 130,
+                at: 0,
+                given: 0,
+            };
+            assert_eq!(first.runs(), 131);
+            c.execute(&mut first, &|_| {}).unwrap();
+            let seeds: Vec<u64> = recorder.0.lock().unwrap().iter().map(|c| c.seed).collect();
+            // The chain whole and in order (its jobs one after another), then the other
+            // candidate's first run.
+            let mut want: Vec<u64> = (1000..1130).collect();
+            want.push(5000);
+            want.truncate(made);
+            assert_eq!(seeds, want, "{budget:?}");
+            assert_eq!(c.chains[&0].taken, made.min(130) as u64);
+            let runs = c.report.bugs[0]
+                .attempts
+                .iter()
+                .map(|a| a.runs)
+                .sum::<u64>();
+            assert_eq!(runs, made.min(130) as u64);
+        }
+    }
+
+    #[test]
+    fn later_runs_of_any_count_are_made_as_they_are_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let recorder = Recorder::default();
+        let mut c = campaign(
+            &recorder,
+            u32::MAX,
+            Budget::Runs(120),
+            &["a", "b"],
+            dir.path(),
+        );
+        let targets = vec![
+            target(0, StrategyId::Race, 0, u32::MAX),
+            target(1, StrategyId::Race, 1 << 40, u32::MAX),
+        ];
+        let mut later = LaterRuns {
+            left: 2 * (u64::from(u32::MAX) - 1),
+            targets,
+            tier: 1,
+            at: 0,
+            next: 0,
+        };
+        c.execute(&mut later, &|_| {}).unwrap();
+        let seeds: Vec<u64> = recorder.0.lock().unwrap().iter().map(|c| c.seed).collect();
+        // Tier by tier across the candidates: runs 1-3 of each, 4-15 of each, then the rest
+        // of the first (cut by the budget).
+        let want: Vec<u64> = (1..4)
+            .chain((1 << 40) + 1..(1 << 40) + 4)
+            .chain(4..16)
+            .chain((1 << 40) + 4..(1 << 40) + 16)
+            .chain(16..)
+            .take(120)
+            .collect();
+        assert_eq!(seeds, want);
+        assert!(c.budget_hit.load(std::sync::atomic::Ordering::SeqCst));
+    }
 
     #[test]
     fn atomfuzzer_pauses_surely_in_the_first_two_tiers_only() {

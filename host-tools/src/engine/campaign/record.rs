@@ -47,6 +47,13 @@ impl Campaign<'_> {
             }
             Work::Candidate(handle) => handle,
         };
+        // A DrFinder chain's next run starts from this one's relations.
+        if outcome.config.strategy == StrategyId::DrFinder
+            && let Some(chain) = self.chains.get_mut(&handle)
+        {
+            chain.next = crate::engine::confirm::with_relations_of(outcome, &chain.base);
+            chain.taken += 1;
+        }
         // The report keeps its bugs sorted, so a bug's place moves as candidates arrive.
         let bug = self.bug_at(handle);
         if outcome.config.trace == TraceLevel::Full {
@@ -279,17 +286,34 @@ impl Campaign<'_> {
         };
     }
 
-    /// Writes report.json and report.html.
+    /// Writes report.json, report.html and prediction.json.
     pub(super) fn write(&mut self) -> Result<(), JostleError> {
         self.last_write = std::time::Instant::now();
         self.report.sort_failures();
         self.finish_timing();
         let dir = &self.settings.report_dir;
-        self.report.write_json(dir)?;
-        crate::output::report::write_atomic(
-            &dir.join("report.html"),
-            crate::output::html::render(&self.report).as_bytes(),
-        )?;
-        crate::engine::predict::write_prediction(&self.prediction, &dir.join("prediction.json"))
+        let written = self
+            .report
+            .write_json(dir)
+            .and_then(|()| {
+                crate::output::report::write_atomic(
+                    &dir.join("report.html"),
+                    crate::output::html::render(&self.report).as_bytes(),
+                )
+            })
+            .and_then(|()| {
+                crate::engine::predict::write_prediction(
+                    &self.prediction,
+                    &dir.join("prediction.json"),
+                )
+            });
+        self.written = written.is_ok();
+        written
+    }
+
+    /// Whether the report directory holds the report as it is now (its last write went
+    /// through: not on a full disk).
+    pub fn written(&self) -> bool {
+        self.written
     }
 }

@@ -21,14 +21,16 @@ impl Campaign<'_> {
             )
         })?;
         let result = self.rounds(progress);
+        // An error stops the campaign whatever else was under way (a budget is marked hit
+        // when its last runs are planned, before they run).
         self.report.stopped = if self.stop.load(Ordering::SeqCst) {
             "interrupted"
+        } else if result.is_err() {
+            "error"
         } else if self.failure_hit.load(Ordering::SeqCst) {
             "failure"
         } else if self.budget_hit.load(Ordering::SeqCst) {
             "budget"
-        } else if result.is_err() {
-            "error"
         } else if self.rounds_hit {
             "rounds"
         } else {
@@ -70,26 +72,24 @@ impl Campaign<'_> {
                 continue;
             }
             self.set_phase(&format!("phase II round {round}"));
-            let jobs = self.phase2_jobs(&queue)?;
-            self.execute(jobs.first, progress)?;
+            let (mut first, later) = self.phase2_plans(&queue)?;
+            self.execute(&mut first, progress)?;
             if !phase1_rest.is_empty() {
                 self.phase1(std::mem::replace(&mut phase1_rest, 0..0), progress)?;
                 self.set_phase(&format!("phase II round {round}"));
             }
             // Past each candidate's first run, search (under a budget) takes as many runs as
             // the candidates do.
-            let later = self.with_search(jobs.later);
-            self.execute(later, progress)?;
+            self.execute(&mut self.with_search(later), progress)?;
             // DrFinder for the races whose first RaceFuzzer run did not make them real, when
             // may-trigger relations exist (a race hidden behind a lock hand-off).
             if self.halted() {
                 break;
             }
             let fallback = self.drfinder_fallback();
-            let jobs = self.phase2_jobs(&fallback)?;
-            self.execute(jobs.first, progress)?;
-            let later = self.with_search(jobs.later);
-            self.execute(later, progress)?;
+            let (mut first, later) = self.phase2_plans(&fallback)?;
+            self.execute(&mut first, progress)?;
+            self.execute(&mut self.with_search(later), progress)?;
             // The bugs this round made real, replayed at full trace (their timelines, made
             // now rather than at the end): a run that made one real may have taken a path no
             // earlier trace showed (racebench 031: a handler's 0 between two reads leads to

@@ -9,6 +9,7 @@
 //! number of shards. A campaign without a budget stops after its candidates, as before.
 
 use super::jobs::{BATCH, Job, Work};
+use super::plan::{Plan, Step, WithSearch};
 use super::{Budget, Campaign, Status};
 use crate::error::JostleError;
 use jostle_kernel::config::StrategyId;
@@ -55,12 +56,11 @@ impl Campaign<'_> {
         self.set_phase("search");
         while !self.halted() {
             let before = self.runs_done.load(Ordering::SeqCst);
-            let wave = match self.settings.budget {
+            let left = match self.settings.budget {
                 Budget::Runs(n) => n.saturating_sub(before).max(1),
                 _ => BLOCKS_PER_WORKER * self.settings.jobs as u64 * BATCH,
             };
-            let jobs = self.search_runs(wave);
-            self.execute(jobs, progress)?;
+            self.execute(&mut SearchRuns { left }, progress)?;
             if self.runs_done.load(Ordering::SeqCst) == before {
                 // Nothing ran (the wave was cut short): never spin.
                 break;
@@ -69,42 +69,31 @@ impl Campaign<'_> {
         Ok(())
     }
 
-    /// Phase II's `jobs` with as many search runs after each job as it has runs (when the
-    /// campaign searches). Phase II's later runs (every candidate's first comes before) get
-    /// this: a bug that no candidate's strategy makes happen, but search does, is not left
-    /// waiting behind every harmless candidate's quota (cct's StateWorkStealQueue: SURW alone
-    /// finds it in 4.5 runs on average; the campaign, searching only after the quotas, in 110.6).
-    pub(super) fn with_search(&mut self, jobs: Vec<Job>) -> Vec<Job> {
-        if !self.searches() {
-            return jobs;
+    /// `plan` with as many search runs after each job as it has runs (when the campaign
+    /// searches). Phase II's later runs (every candidate's first comes before) get this: a
+    /// bug that no candidate's strategy makes happen, but search does, is not left waiting
+    /// behind every harmless candidate's quota (cct's StateWorkStealQueue: SURW alone finds
+    /// it in 4.5 runs on average; the campaign, searching only after the quotas, in 110.6).
+    pub(super) fn with_search<P: Plan>(&self, plan: P) -> WithSearch<P> {
+        WithSearch {
+            plan,
+            owed: 0,
+            search: self.searches(),
         }
-        let mut out = Vec::with_capacity(2 * jobs.len());
-        for job in jobs {
-            let n = u64::from(job.chain);
-            out.push(job);
-            out.extend(self.search_runs(n));
-        }
-        out
     }
 
-    /// This shard's next `n` search runs, as jobs that never cross a block: the runs go on
-    /// from where the last call stopped, so the runs and their seeds do not depend on how
-    /// they were asked for.
-    fn search_runs(&mut self, n: u64) -> Vec<Job> {
-        let mut jobs = Vec::new();
-        let mut left = n;
-        while left > 0 {
-            let (k, offset) = (self.search_planned / BATCH, self.search_planned % BATCH);
-            let take = left.min(BATCH - offset);
-            let mut job = self.search_job(k);
-            job.index += offset;
-            job.config.seed = job.config.seed.wrapping_add(offset);
-            job.chain = take as u32;
-            jobs.push(job);
-            self.search_planned += take;
-            left -= take;
-        }
-        jobs
+    /// This shard's next search job, of at most `most` runs, never crossing a block: the
+    /// runs go on from where the last job stopped, so the runs and their seeds do not depend
+    /// on how they were asked for.
+    pub(super) fn next_search_job(&mut self, most: u64) -> Job {
+        let (k, offset) = (self.search_planned / BATCH, self.search_planned % BATCH);
+        let take = most.min(BATCH - offset);
+        let mut job = self.search_job(k);
+        job.index += offset;
+        job.config.seed = job.config.seed.wrapping_add(offset);
+        job.chain = take as u32;
+        self.search_planned += take;
+        job
     }
 
     /// Search block `k` of this shard.
@@ -137,5 +126,25 @@ impl Campaign<'_> {
             tally: true,
             place: block,
         }
+    }
+}
+
+/// `left` search runs, from where the last search job stopped.
+struct SearchRuns {
+    left: u64,
+}
+
+impl Plan for SearchRuns {
+    fn runs(&self) -> u64 {
+        self.left
+    }
+
+    fn next(&mut self, campaign: &mut Campaign<'_>) -> Step {
+        if self.left == 0 {
+            return Step::Done;
+        }
+        let job = campaign.next_search_job(self.left);
+        self.left -= u64::from(job.chain);
+        Step::Job(Box::new(job))
     }
 }

@@ -10,6 +10,7 @@ mod boot;
 #[cfg(feature = "critical-section-impl")]
 mod cs;
 mod fault;
+mod framework;
 mod nvic;
 
 use super::{CANARY, CANARY_WORDS};
@@ -26,6 +27,11 @@ use core::mem::MaybeUninit;
 use core::panic::{Location, PanicInfo};
 
 pub use fault::{FaultContext, report_hard_fault};
+pub use framework::{
+    HandlerEntry, adopt, idle, irq_enter_active, irq_exit_active, name_context, next_poll,
+    poll_enter, poll_exit, prio_mask, register_irq, register_polled, set_firing, source_of,
+    source_priority,
+};
 
 struct DefmtSink;
 
@@ -77,8 +83,14 @@ struct Kernel {
     args: crate::fixed::Vec<u32, MAX_ARGS>,
     /// The declared test this run runs (`Config::test`).
     test: u32,
-    /// What the board gave [`start_with_host`].
+    /// What the board gave [`start_with_host`] (or [`adopt`]).
     boot: Boot,
+    /// The NVIC line of each interrupt source (index = the core's source number): the
+    /// declared ones first, then those registered as the run goes ([`register_irq`]).
+    lines: crate::fixed::Vec<u16, MAX_IRQS>,
+    /// The source the kernel is firing (`framework::NOT_FIRING`: none), so that a handler
+    /// entered through the vector table knows whether the kernel fired it.
+    firing: u8,
     /// This run's index among the block's runs per boot, their number, and the block's
     /// checksum (which tags the state kept across the reset between runs).
     run: u32,
@@ -146,6 +158,8 @@ impl Kernel {
             args,
             test,
             boot: was_boot,
+            lines,
+            firing,
             run: was_run,
             runs,
             crc: was_crc,
@@ -158,6 +172,8 @@ impl Kernel {
         let _ = args.extend_from_slice(&config.args);
         *test = config.test;
         *was_boot = boot;
+        *lines = boot.irqs.iter().map(|q| q.irq).collect();
+        *firing = framework::NOT_FIRING;
         *was_run = run;
         *runs = config.runs;
         *was_crc = crc;
@@ -184,10 +200,10 @@ unsafe fn finish(code: u8) -> ! {
         let k = kernel();
         // Startup code writes all of RAM again, the guarded stack included.
         arch::guard_off();
-        let from_task = cortex_m::register::control::read().spsel()
-            == cortex_m::register::control::Spsel::Psp
-            && cortex_m::peripheral::SCB::vect_active()
-                == cortex_m::peripheral::scb::VectActive::ThreadMode;
+        // Thread mode: a task (on the process stack), or a framework's main adopted as
+        // task 0 (on the main stack, `adopt`); either restarts in place.
+        let from_task = cortex_m::peripheral::SCB::vect_active()
+            == cortex_m::peripheral::scb::VectActive::ThreadMode;
         let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
         if (*k).runs == SERVED {
             if from_task && let Some(next_block) = (*k).boot.next_block {
@@ -319,6 +335,8 @@ pub fn start_with_host<const BYTES: usize>(
                 args: config.args.clone(),
                 test: config.test,
                 boot,
+                lines: irqs.iter().map(|q| q.irq).collect(),
+                firing: framework::NOT_FIRING,
                 run,
                 runs: config.runs,
                 crc,
@@ -511,9 +529,11 @@ fn fire(i: u8) {
     // reference outlives a call.
     unsafe {
         let k = kernel();
-        let irq = (*k).boot.irqs[i as usize].irq;
+        let irq = framework::line(i);
         let before = (*k).core.irq_entries();
+        (*k).firing = i;
         nvic::fire(irq);
+        (*k).firing = framework::NOT_FIRING;
         if (*k).core.irq_entries() == before {
             // The NVIC did not take the exception: deciding again would fire it forever.
             panic!("interrupt line {} did not preempt when fired", irq);
@@ -534,6 +554,8 @@ pub fn dispatch_irq(irqn: i16) {
         let k = kernel();
         nvic::disable(irqn as u16);
         let Some(i) = (*k).boot.irqs.iter().position(|q| q.irq == irqn as u16) else {
+            // Not a declared source: a line registered at run time has its handler in the
+            // vector table, so it does not come here.
             return;
         };
         let by = (*k).current;

@@ -21,23 +21,42 @@ pub fn disable(irq: u16) {
 }
 
 /// Sets up the declared lines: disabled, nothing pending, hardware priorities that keep the
-/// declared order: the rank of each distinct declared priority, in the top bits of the
-/// priority byte, which are group (preempting) priority bits whatever PRIGROUP says about
-/// the low ones. Returns `false` when the NVIC implements fewer levels than there are
-/// distinct priorities.
+/// declared order ([`rank`]). Returns `false` when the NVIC implements fewer levels than
+/// there are distinct priorities.
 pub fn init(irqs: &[&Interrupt]) -> bool {
-    // SAFETY: the NVIC's priority bytes; an unimplemented low bit reads back as zero.
+    let lines: crate::fixed::Vec<(u16, u8), 32> =
+        irqs.iter().map(|q| (q.irq, q.source.priority)).collect();
+    for &(irq, _) in lines.iter() {
+        let (word, mask) = bit(irq);
+        // SAFETY: the NVIC's registers for a line the firmware declared.
+        unsafe {
+            ICER.add(word).write_volatile(mask);
+            ICPR.add(word).write_volatile(mask);
+        }
+    }
+    rank(&lines)
+}
+
+/// Gives each line `(irq, priority)` the hardware priority of its rank: the rank of each
+/// distinct priority, in the top bits of the priority byte, which are group (preempting)
+/// priority bits whatever PRIGROUP says about the low ones, so that the NVIC's order is the
+/// declared one. Returns `false` when the NVIC implements fewer levels than there are
+/// distinct priorities.
+pub fn rank(irqs: &[(u16, u8)]) -> bool {
+    // SAFETY: the NVIC's priority bytes; an unimplemented low bit reads back as zero. The
+    // probed line's byte is written again below.
     let implemented = unsafe {
-        let probe = IPR.add(irqs.first().map_or(0, |q| q.irq as usize));
+        let probe = IPR.add(irqs.first().map_or(0, |q| q.0 as usize));
+        let was = probe.read_volatile();
         probe.write_volatile(0xFF);
         let v = probe.read_volatile();
-        probe.write_volatile(0);
+        probe.write_volatile(was);
         v
     };
     let mut distinct = crate::fixed::Vec::<u8, 32>::new();
-    for q in irqs {
-        if !distinct.contains(&q.source.priority) {
-            let _ = distinct.push(q.source.priority);
+    for &(_, p) in irqs {
+        if !distinct.contains(&p) {
+            let _ = distinct.push(p);
         }
     }
     // Bits for the ranks: at most what the NVIC implements, and at most 7 (with PRIGROUP 0,
@@ -47,26 +66,10 @@ pub fn init(irqs: &[&Interrupt]) -> bool {
         return false;
     }
     let shift = 8 - needed.max(1);
-    for q in irqs {
-        let rank = irqs
-            .iter()
-            .filter(|o| o.source.priority < q.source.priority)
-            .map(|o| o.source.priority)
-            .fold(crate::fixed::Vec::<u8, 32>::new(), |mut seen, p| {
-                if !seen.contains(&p) {
-                    let _ = seen.push(p);
-                }
-                seen
-            })
-            .len() as u32;
-        let (word, mask) = bit(q.irq);
-        // SAFETY: the NVIC's registers for a line the firmware declared.
-        unsafe {
-            ICER.add(word).write_volatile(mask);
-            ICPR.add(word).write_volatile(mask);
-            IPR.add(q.irq as usize)
-                .write_volatile((rank << shift) as u8);
-        }
+    for &(irq, p) in irqs {
+        let rank = distinct.iter().filter(|&&o| o < p).count() as u32;
+        // SAFETY: the NVIC's priority byte of a line the firmware declared.
+        unsafe { IPR.add(irq as usize).write_volatile((rank << shift) as u8) }
     }
     true
 }

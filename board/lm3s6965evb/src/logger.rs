@@ -1,0 +1,113 @@
+//! defmt global logger over semihosting: one `SYS_WRITE` per frame.
+
+use core::cell::UnsafeCell;
+use semihosting::io::Write;
+
+/// Frames longer than this are written in several pieces.
+const BUF_LEN: usize = 256;
+
+struct State {
+    encoder: defmt::Encoder,
+    taken: bool,
+    token: critical_section::RestoreState,
+    stdout: Option<semihosting::io::Stdout>,
+    /// Encoded bytes of the frame being written.
+    buf: [u8; BUF_LEN],
+    len: usize,
+}
+
+struct Global(UnsafeCell<State>);
+// SAFETY: accessed only inside a critical section (interrupts masked, or the kernel's
+// section that no other task enters), from one core.
+unsafe impl Sync for Global {}
+
+static STATE: Global = Global(UnsafeCell::new(State {
+    encoder: defmt::Encoder::new(),
+    taken: false,
+    token: critical_section::RestoreState::invalid(),
+    stdout: None,
+    buf: [0; BUF_LEN],
+    len: 0,
+}));
+
+fn flush(state: &mut State) {
+    if state.len == 0 {
+        return;
+    }
+    // With the running task's stack guard lifted: QEMU checks a semihosting call's memory
+    // against the MPU by the first address of each 1 KiB page, so a guard that starts a page
+    // would fail the call (and lose the frame) whenever its parameter block, on the task's
+    // stack, lies in that page (see `jostle_kernel::port::unguarded`).
+    jostle_kernel::port::unguarded(|| {
+        if state.stdout.is_none() {
+            state.stdout = semihosting::io::stdout().ok();
+        }
+        if let Some(out) = state.stdout.as_mut() {
+            let _ = out.write_all(&state.buf[..state.len]);
+        }
+    });
+    state.len = 0;
+}
+
+fn push(state: *mut State, data: &[u8]) {
+    // SAFETY: called only between acquire and release, inside the critical section.
+    let state = unsafe { &mut *state };
+    for &b in data {
+        if state.len == BUF_LEN {
+            flush(state);
+        }
+        state.buf[state.len] = b;
+        state.len += 1;
+    }
+}
+
+#[defmt::global_logger]
+struct Logger;
+
+// SAFETY: frames are written whole inside a critical section; a nested acquire (a panic while
+// a frame is open) starts a new frame, which the host's rzCOBS decoder recovers from.
+unsafe impl defmt::Logger for Logger {
+    fn acquire() {
+        // Through `critical-section`, as `defmt-rtt` does on the other boards: a task's log
+        // is then the same scheduling point everywhere; the kernel's own frames only mask
+        // interrupts (the kernel's implementation sees that it is logging).
+        // SAFETY: released in `release` (or never, when a fault ends the run).
+        let token = unsafe { critical_section::acquire() };
+        let state = STATE.0.get();
+        // SAFETY: inside the critical section; single core.
+        unsafe {
+            if (*state).taken {
+                // A fault interrupted a frame: drop its unsent bytes so that the fault
+                // report is a clean frame. (A frame longer than the buffer that was partly
+                // sent shows up on the host as one malformed frame.)
+                (*state).len = 0;
+            } else {
+                (*state).token = token;
+            }
+            (*state).taken = true;
+            (*state).encoder.start_frame(|d| push(state, d));
+        }
+    }
+
+    unsafe fn flush() {
+        // SAFETY: inside the critical section taken by acquire.
+        unsafe { flush(&mut *STATE.0.get()) }
+    }
+
+    unsafe fn release() {
+        let state = STATE.0.get();
+        // SAFETY: paired with acquire.
+        unsafe {
+            (*state).encoder.end_frame(|d| push(state, d));
+            flush(&mut *state);
+            (*state).taken = false;
+            critical_section::release((*state).token);
+        }
+    }
+
+    unsafe fn write(bytes: &[u8]) {
+        let state = STATE.0.get();
+        // SAFETY: between acquire and release.
+        unsafe { (*state).encoder.write(bytes, |d| push(state, d)) }
+    }
+}

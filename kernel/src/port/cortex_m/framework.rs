@@ -1,0 +1,316 @@
+//! Firmware whose framework owns `main` and the vector table (RTIC): the running thread
+//! adopted as task 0 ([`adopt`]), interrupt sources registered as the framework sets up the
+//! NVIC ([`register_irq`]), and handlers entered through the vector table, whose body the
+//! framework owns, with the kernel's entry and exit around it ([`irq_enter_active`],
+//! [`irq_exit_active`]).
+//!
+//! Task 0 stays on the stack it runs on (the main stack, which handlers share as they do on
+//! the hardware the framework was written for): there is no other task to switch to, so
+//! nothing needs a stack of its own, and the framework's stack use is the one it would have
+//! without Jostle.
+
+use super::{Boot, GLOBAL, KERNEL, KERNEL_OWNER, Kernel, NextBlock, kernel, kernel_owner};
+use super::{DefmtSink, arch, boot, end_unstarted, ending, finish, nvic, point, run_index};
+use crate::event::{Event, Verdict};
+use crate::op::Op;
+use crate::sched::irq::{Firing, IrqSource, MAX_IRQS};
+use crate::sched::{Core, Next};
+use crate::task::MAX_TASKS;
+
+/// The `firing` of a kernel that fired nothing.
+pub(super) const NOT_FIRING: u8 = 0xFF;
+
+/// The kernel's line table.
+///
+/// # Safety
+/// `k` is the started kernel; the reference does not outlive the caller's use.
+unsafe fn lines<'a>(k: *mut Kernel) -> &'a crate::fixed::Vec<u16, MAX_IRQS> {
+    // SAFETY: per the contract.
+    unsafe { &(*k).lines }
+}
+
+/// Source `i`'s NVIC line.
+pub(super) fn line(i: u8) -> u16 {
+    // SAFETY: read by the running context.
+    unsafe { lines(kernel())[i as usize] }
+}
+
+/// The line of a source that has none (an async task, polled by its dispatcher).
+const NO_LINE: u16 = u16::MAX;
+
+/// Starts a run with the running thread as task 0 (contract R2): reads the configuration
+/// block, starts the kernel and returns, now as task 0 at its first step. A second call in
+/// the same run does nothing. `exit` ends the boot with an exit code, `next_block` reads a
+/// served boot's next block (as for [`super::start_with_host`]).
+///
+/// A refused configuration block emits `ConfigRejected` and exits before anything runs.
+pub fn adopt(exit: fn(u8) -> !, next_block: Option<NextBlock>) {
+    if super::started() {
+        return;
+    }
+    let mut config = crate::config::Config::default();
+    let crc = match boot::read_config(&mut config) {
+        Ok(crc) => crc,
+        Err(reason) => {
+            ending();
+            Event::ConfigRejected {
+                reason: reason as u8,
+            }
+            .emit_defmt();
+            end_unstarted(Verdict::ConfigRejected, exit)
+        }
+    };
+    let run = boot::batch_index(crc, config.runs);
+    config.seed = config.seed.wrapping_add(u64::from(run_index(&config, run)));
+    let boot = Boot {
+        exit,
+        irqs: &[],
+        next_block,
+    };
+    // SAFETY: thread mode, before anything refers to the kernel (as in `start_with_host`).
+    unsafe {
+        let owner = KERNEL_OWNER.0.get();
+        if run > 0 && owner.read_volatile() == kernel_owner() {
+            (*kernel()).restart(&config, run, crc, boot);
+        } else {
+            (*KERNEL.0.get()).write(Kernel {
+                core: Core::new(&config, run_index(&config, run), DefmtSink),
+                sp: [0; MAX_TASKS],
+                stacks: [(0, 0); MAX_TASKS],
+                current: 0,
+                guarded: arch::guard_init(),
+                args: config.args.clone(),
+                test: config.test,
+                boot,
+                lines: crate::fixed::Vec::new(),
+                firing: NOT_FIRING,
+                run,
+                runs: config.runs,
+                crc,
+            });
+            owner.write_volatile(kernel_owner());
+        }
+        *GLOBAL.started.get() = true;
+        // Task 0 is the caller: its first step (`Start`) is the run's first decision.
+        match (*kernel()).core.decide() {
+            Next::Run(_) => {}
+            Next::End(v) => finish(v.exit_code()),
+            // No source exists yet.
+            Next::Fire(_) => unreachable!(),
+        }
+    }
+}
+
+/// Registers NVIC line `line` as an interrupt source (contract R1): its handler is the
+/// vector table's, which calls [`irq_enter_active`] and [`irq_exit_active`] around its body.
+/// The line is disabled (the kernel enables it only while it fires it) and every registered
+/// line gets the hardware priority of its rank, as for declared sources. Returns the
+/// source's index (its context is `IRQ_CONTEXT + index`); a line registered twice keeps its
+/// first index.
+///
+/// Panics past [`MAX_IRQS`] sources, naming the feature that raises the limit, and when the
+/// NVIC implements fewer priority levels than the sources use.
+pub fn register_irq(line: u16, source: IrqSource) -> u8 {
+    // SAFETY: called by the running context; no reference outlives the call.
+    unsafe {
+        let k = kernel();
+        if let Some(i) = lines(k).iter().position(|&l| l == line) {
+            return i as u8;
+        }
+        crate::interrupt::check_declared(lines(k).len() + 1);
+        let Some(i) = (*k).core.add_irq(source) else {
+            crate::interrupt::check_declared(MAX_IRQS + 1);
+            unreachable!()
+        };
+        let _ = (*k).lines.push(line);
+        nvic::disable(line);
+        let ranked: crate::fixed::Vec<(u16, u8), MAX_IRQS> = lines(k)
+            .iter()
+            .copied()
+            .zip((*k).core.irq_sources().map(|s| s.priority))
+            .filter(|&(l, _)| l != NO_LINE)
+            .collect();
+        if !nvic::rank(&ranked) {
+            panic!("no more distinct interrupt priorities than the NVIC implements");
+        }
+        i
+    }
+}
+
+/// How a handler entered through the vector table goes on ([`irq_enter_active`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandlerEntry {
+    /// The kernel fired source `i`: its entry is recorded and the running context is the
+    /// handler's. Run the body, then call [`irq_exit_active`]`(i)`.
+    Source(u8),
+    /// The hardware took a registered line that the kernel did not fire (firmware pended it
+    /// through the NVIC itself): the pend became a request, which the scheduler fires at a
+    /// point of its choosing. Run nothing now.
+    Deferred,
+    /// Not the kernel's: it has not started, or the exception is no registered source (a
+    /// system exception). Run the body as it is.
+    Unmanaged,
+}
+
+/// The handler of the active exception begins (contract R1): see [`HandlerEntry`].
+pub fn irq_enter_active() -> HandlerEntry {
+    if !super::started() {
+        return HandlerEntry::Unmanaged;
+    }
+    // SAFETY: ICSR's VECTACTIVE field; handler mode, the running context; no reference
+    // outlives the call.
+    unsafe {
+        let active = (0xE000_ED04 as *const u32).read_volatile() & 0x1FF;
+        let Some(line) = active.checked_sub(16) else {
+            return HandlerEntry::Unmanaged;
+        };
+        let line = line as u16;
+        let k = kernel();
+        let Some(i) = lines(k).iter().position(|&l| l == line) else {
+            return HandlerEntry::Unmanaged;
+        };
+        let i = i as u8;
+        nvic::disable(line);
+        if (*k).firing != i {
+            (*k).core.request_from_hardware((*k).current, i);
+            return HandlerEntry::Deferred;
+        }
+        (*k).firing = NOT_FIRING;
+        let by = (*k).current;
+        (*k).current = (*k).core.irq_enter(i, by);
+        PREEMPTED[i as usize].set(by);
+        HandlerEntry::Source(i)
+    }
+}
+
+/// Registers an async task that the handler of source `dispatcher` polls, as a source of
+/// its own with the dispatcher's priority ([`Firing::Polled`]): its polls are that source's
+/// firings, nested in the dispatcher's ([`poll_enter`]), so that each async task is a
+/// context of its own in events. Returns its index.
+pub fn register_polled(dispatcher: u8) -> u8 {
+    // SAFETY: called by the running context; no reference outlives the call.
+    unsafe {
+        let k = kernel();
+        let priority = (*k)
+            .core
+            .irq_sources()
+            .nth(dispatcher as usize)
+            .map_or(0, |s| s.priority);
+        crate::interrupt::check_declared(lines(k).len() + 1);
+        let source = IrqSource {
+            priority,
+            firing: Firing::Polled { by: dispatcher },
+        };
+        let Some(i) = (*k).core.add_irq(source) else {
+            crate::interrupt::check_declared(MAX_IRQS + 1);
+            unreachable!()
+        };
+        let _ = (*k).lines.push(NO_LINE);
+        i
+    }
+}
+
+/// The dispatcher running now picks the async task to poll next among `ready` (a bit per
+/// source index), as the seed draws ([`crate::sched::Core::next_poll`]).
+pub fn next_poll(ready: u32) -> Option<u8> {
+    // SAFETY: called by the running context.
+    unsafe { (*kernel()).core.next_poll(ready) }
+}
+
+/// The running dispatcher begins a poll of async task `i` (a source of
+/// [`register_polled`]): its entry, nested in the dispatcher's; [`poll_exit`] after.
+pub fn poll_enter(i: u8) {
+    // SAFETY: as in `irq_enter_active`.
+    unsafe {
+        let k = kernel();
+        let by = (*k).current;
+        (*k).current = (*k).core.irq_enter(i, by);
+        PREEMPTED[i as usize].set(by);
+    }
+}
+
+/// The poll of async task `i` returned.
+pub fn poll_exit(i: u8) {
+    irq_exit_active(i);
+}
+
+/// Source `i` fires from now on as `firing` ([`crate::sched::Core::set_firing`]).
+pub fn set_firing(i: u8, firing: Firing) {
+    // SAFETY: called by the running context.
+    unsafe { (*kernel()).core.set_firing(i, firing) }
+}
+
+/// Names context `t` (a task, or `IRQ_CONTEXT + i`) for the host: the text `name`, which
+/// lives in the image (a `type_name`, a literal).
+pub fn name_context(t: u8, name: &'static str) {
+    // SAFETY: called by the running context.
+    unsafe {
+        (*kernel())
+            .core
+            .record_name(t, name.as_ptr() as usize as u32, name.len() as u32);
+    }
+}
+
+/// The source registered for NVIC line `line`, if any.
+pub fn source_of(line: u16) -> Option<u8> {
+    // SAFETY: read by the running context.
+    unsafe {
+        lines(kernel())
+            .iter()
+            .position(|&l| l == line)
+            .map(|i| i as u8)
+    }
+}
+
+/// The priority of the source registered for NVIC line `line`, if any.
+pub fn source_priority(line: u16) -> Option<u8> {
+    let i = source_of(line)?;
+    // SAFETY: read by the running context.
+    unsafe {
+        (*kernel())
+            .core
+            .irq_sources()
+            .nth(i as usize)
+            .map(|s| s.priority)
+    }
+}
+
+/// The priority mask now in force (BASEPRI's model; 0: none).
+pub fn prio_mask() -> u8 {
+    // SAFETY: read by the running context.
+    unsafe { (*kernel()).core.prio_mask() }
+}
+
+/// The handler of source `i`, entered with [`irq_enter_active`], returns.
+pub fn irq_exit_active(i: u8) {
+    // SAFETY: as in `irq_enter_active`.
+    unsafe {
+        let k = kernel();
+        (*k).core.irq_exit(i);
+        (*k).current = PREEMPTED[i as usize].get();
+    }
+}
+
+/// The context each running handler preempted (restored at its exit), per source: a
+/// handler is never re-entered, so one slot per source suffices.
+static PREEMPTED: Preempted = Preempted([const { core::cell::Cell::new(0) }; MAX_IRQS]);
+
+struct Preempted([core::cell::Cell<u8>; MAX_IRQS]);
+
+impl core::ops::Index<usize> for Preempted {
+    type Output = core::cell::Cell<u8>;
+    fn index(&self, i: usize) -> &Self::Output {
+        &self.0[i]
+    }
+}
+
+// SAFETY: touched only by the running context (one core; a handler's slot by that handler).
+unsafe impl Sync for Preempted {}
+
+/// Task 0 waits at site `s` for an interrupt (a framework's idle loop, `wfi`): returns once
+/// a handler has run, or never when none can come (the run ends).
+pub fn idle(s: u32) {
+    // SAFETY: read by the running task.
+    let since = unsafe { (*kernel()).core.irq_entries() };
+    point(Op::Idle { s, since });
+}
