@@ -64,6 +64,9 @@ pub enum Verdict {
     /// wake-up that nothing would send: no task enabled, no interrupt source eligible, no
     /// timer pending (see `sched::wake`).
     LostWake = 9,
+    /// A task spins alone while nothing can change what it waits for (every other task
+    /// ended or blocked, no interrupt can fire, no timer pending; `sched::spin`).
+    Starvation = 10,
     /// The application ended the run itself, reporting failure (an RTIC or Embassy app's
     /// `debug::exit(EXIT_FAILURE)`): the host sees QEMU exit with that code before any
     /// `RunEnd` (the kernel never emits this one).
@@ -72,7 +75,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// All verdicts, in code order.
-    pub const ALL: [Verdict; 11] = [
+    pub const ALL: [Verdict; 12] = [
         Verdict::Pass,
         Verdict::Panic,
         Verdict::Deadlock,
@@ -83,6 +86,7 @@ impl Verdict {
         Verdict::TaskLimit,
         Verdict::HandlerBlocked,
         Verdict::LostWake,
+        Verdict::Starvation,
         Verdict::AppFailure,
     ];
 
@@ -99,13 +103,14 @@ impl Verdict {
     /// 0 for pass, 10 + the verdict's number up to the hard fault's 16, the task limit's 19,
     /// a blocked handler's 10, and for the later verdicts codes past the host tool's own
     /// (17 and 18 are the host's timeout and lost target, 20 to 43 the host tool's codes):
-    /// a lost wake-up's 44, the app's failure 46.
+    /// a lost wake-up's 44, a starvation's 45, the app's failure 46.
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Pass => 0,
             Verdict::TaskLimit => 19,
             Verdict::HandlerBlocked => 10,
             Verdict::LostWake => 44,
+            Verdict::Starvation => 45,
             Verdict::AppFailure => 46,
             v => 10 + v as u8,
         }
@@ -124,6 +129,7 @@ impl Verdict {
             Verdict::TaskLimit => "task_limit",
             Verdict::HandlerBlocked => "handler_blocked",
             Verdict::LostWake => "lost_wake",
+            Verdict::Starvation => "starvation",
             Verdict::AppFailure => "app_failure",
         }
     }
@@ -411,8 +417,16 @@ events! {
     /// Every enabled task was postponed: task `t` was released and runs (thrashing).
     Thrash [Sync] "thrash" "J thrash t={=u8}" { t: u8 },
     /// Task `t` stayed postponed for the livelock bound of `steps` scheduling steps and was
-    /// released (results level: the host reports it as a suspected starvation).
+    /// released (the strategy held it back that long: not a finding).
     LivelockRelease [Results] "livelock-release" "J livelock t={=u8} steps={=u32}" { t: u8, steps: u32 },
+    /// Every enabled task the strategy left running could only spin: context `t`, which it
+    /// held back (a postponed task, or a handler whose firing it kept in reserve), was
+    /// released (`sched::spin`).
+    SpinRelease [Sync] "spin-release" "J spin-release t={=u8}" { t: u8 },
+    /// Task `t` repeated the same iteration for `steps` steps, alone, changing nothing, with
+    /// nothing else able to act: it starves. `s` is the site of its last read and `a` the
+    /// location read (0: it read nothing). The run ends with the starvation verdict.
+    Starved [Results] "starved" "J starved t={=u8} s={=u32} a={=u32} steps={=u32}" { t: u8, s: u32, a: u32, steps: u32 },
     /// A real race on location `a`: task `t` at site `s` and task `t2` at site `s2` were both
     /// about to access it (one writes); `t` went first.
     RealRace [Results] "REAL RACE" "J race t={=u8} s={=u32} t2={=u8} s2={=u32} a={=u32}" { t: u8, s: u32, t2: u8, s2: u32, a: u32 },

@@ -186,6 +186,33 @@ impl Op {
         }
     }
 
+    /// What a spinning task's operation looks at, when executing it changes nothing another
+    /// context could see: `Some((site, location))` for a read, an atomic load, a yield
+    /// (location 0), and the markers that only delimit (frames, atomic blocks); `None` for
+    /// every operation that may change something: a write or read-modify-write, a lock
+    /// operation (the data a lock or the critical section protects is not instrumented, so
+    /// taking one may hide a write), a signal, a wait, a spawn or join, an interrupt request
+    /// or mask. A compare-and-swap is `None` too: whether it only read is known from its
+    /// outcome ([`crate::sched`]'s `cas_outcome`).
+    #[inline(always)]
+    pub fn observes(&self) -> Option<(u32, u32)> {
+        match *self {
+            Op::Read { s, a }
+            | Op::AtomicAccess {
+                s,
+                a,
+                kind: AtomicKind::Load,
+                ..
+            } => Some((s, a)),
+            Op::Yield { s }
+            | Op::FrameEnter { s }
+            | Op::FrameExit { s }
+            | Op::AtomicEnter { s }
+            | Op::AtomicExit { s } => Some((s, 0)),
+            _ => None,
+        }
+    }
+
     /// The trace level of [`Op::event`]'s event, known without building it: memory
     /// accesses and yields are `Full`, everything else `Sync`.
     #[inline(always)]

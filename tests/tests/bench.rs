@@ -46,6 +46,7 @@ fn figure(text: &str, prefix: &str, word: &str) -> f64 {
 }
 
 #[test]
+#[ignore = "benchmark subset: scripts/test --all (and CI) runs it"]
 fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their_goals() {
     let dir = tempfile::tempdir().unwrap();
     // shuttle-baseline's `throughput` output, at 1,000 runs/s a program.
@@ -140,6 +141,7 @@ fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their
 }
 
 #[test]
+#[ignore = "benchmark subset: scripts/test --all (and CI) runs it"]
 fn bench_prints_served_batches_and_many_runs_beside_their_goals() {
     let text = bench(&["--only", "qemu", "--runs", "10"]);
     let batch = figure(&text, "qemu batch", "runs/s");
@@ -158,4 +160,32 @@ fn bench_prints_served_batches_and_many_runs_beside_their_goals() {
         .unwrap_or_else(|| panic!("no growth in `{many}`"));
     assert!(growth > 0.0 && growth < 16.0, "{many}");
     assert!(many.contains("goal: linear, ~8x"), "{many}");
+}
+
+#[test]
+#[ignore = "benchmark subset: scripts/test --all (and CI) runs it"]
+fn bench_prints_the_shrink_share_of_an_example_and_of_a_noisy_program_beside_its_goals() {
+    let text = bench(&["--only", "shrink"]);
+    for program in ["rf_fig1", "noisy_wronglock"] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("shrink share {program} ")))
+            .unwrap_or_else(|| panic!("no row for {program}:\n{text}"));
+        let share = figure(&text, &format!("shrink share {program} "), "%");
+        assert!((0.0..100.0).contains(&share), "{line}");
+        assert!(line.contains("goal <= 20 %"), "{line}");
+        assert!(line.contains("(goal <= 1.25x)"), "{line}");
+        // Every finding of rf_fig1 shrinks; of the noisy program, at least its failure.
+        let (shrunk, of) = line
+            .rsplit_once(" findings shrunk")
+            .map(|(head, _)| {
+                let words: Vec<&str> = head.split_whitespace().collect();
+                (words[words.len() - 3], words[words.len() - 1])
+            })
+            .unwrap_or_else(|| panic!("{line}"));
+        assert_ne!(shrunk, "0", "{line}");
+        if program == "rf_fig1" {
+            assert_eq!(shrunk, of, "{line}");
+        }
+    }
 }

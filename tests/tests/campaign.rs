@@ -1238,3 +1238,123 @@ fn a_block_taking_two_locks_in_turn_is_predicted_and_atomfuzzer_makes_it_fail() 
         assert!(harmful >= 5, "--arg {arg}: {harmful} harmful runs of 50");
     }
 }
+
+/// A real starvation (issue 35): two workers lose an increment and main spins alone on the
+/// count, with nothing able to change it. The run ends at once with the `starvation` verdict
+/// (not at the step limit), the campaign fails (exit 40) with the spinning task, its site and
+/// what it reads in report.json, report.html and the JUnit file; it is shrunk, and replays.
+#[test]
+fn a_task_that_spins_on_what_nothing_can_change_is_a_starvation_reported_at_once() {
+    let elf = elf("lost_update_spin");
+    let (out, dir) = seeded_campaign(&elf, 0, &["-j", "2", "--junit", "junit.xml"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(40), "{stdout}\n{out:?}");
+    let report_dir = dir.path().join("jostle-report");
+    let r = report(&report_dir);
+    let starved: Vec<&Value> = failures(&r)
+        .into_iter()
+        .filter(|f| f["verdict"] == "starvation")
+        .collect();
+    assert_eq!(starved.len(), 1, "{r:#}");
+    let f = starved[0];
+    let spin = format!(
+        "tests/firmware/src/bin/lost_update_spin.rs:{}:",
+        line_of(
+            "tests/firmware/src/bin/lost_update_spin.rs",
+            "while DONE.read()"
+        )
+    );
+    assert!(f["site"].as_str().unwrap().starts_with(&spin), "{f:#}");
+    let example = f["example"].as_str().unwrap();
+    assert!(
+        example.contains("task t0 spins reading lost_update_spin::DONE")
+            && example.contains("nothing can change it"),
+        "{f:#}"
+    );
+    // No run went to the step limit: the starving ones ended at the livelock bound.
+    let suspected: Vec<&Value> = r["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["class"] == "suspected")
+        .collect();
+    assert!(suspected.is_empty(), "{suspected:#?}");
+    let s = &f["shrunk"];
+    assert!(s["replay"].is_object(), "{s:#}");
+    assert!(s["steps"].as_u64() <= s["original_steps"].as_u64(), "{s:#}");
+    // The JUnit file and the HTML show it.
+    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("spins reading lost_update_spin::DONE"),
+        "{junit}"
+    );
+    let html = std::fs::read_to_string(report_dir.join("report.html")).unwrap();
+    assert!(
+        html.contains("starvation") && html.contains("starved"),
+        "{html}"
+    );
+    // The replay reproduces it, with the starvation's exit code.
+    let id = f["id"].as_str().unwrap();
+    let out = replay_bug(dir.path(), &elf, id);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("reproduced: starvation {id}")),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(45), "{text}");
+}
+
+/// A correct spin-wait ring (issue 35): RaceFuzzer holds one side at its slot access while the
+/// other spins for it; the held task is released as soon as the other only spins, so no run
+/// waits for the livelock bound and none is reported as a suspected livelock.
+#[test]
+fn a_spin_wait_the_strategy_starves_is_released_at_once_and_not_reported() {
+    let elf = elf("spin_wait_ring");
+    let (out, dir) = seeded_campaign(&elf, 0, &["-j", "2"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{out:?}");
+    let r = report(&dir.path().join("jostle-report"));
+    assert!(
+        r["failures"].as_array().unwrap().is_empty(),
+        "{:#}",
+        r["failures"]
+    );
+    // Aimed at the race on the slots (the write and the read of RING), RaceFuzzer's runs
+    // hold one side at its slot while the other spins for it: the held side is released as
+    // soon as the other spins, never by the livelock bound.
+    let file = "tests/firmware/src/bin/spin_wait_ring.rs";
+    let (write, read) = (
+        format!("{file}:{}:", line_of(file, "].write(item)")),
+        format!("{file}:{}:", line_of(file, "assert_eq!(RING[")),
+    );
+    let race = bugs(&r)
+        .iter()
+        .find(|b| b["kind"] == "race" && has_site(b, &write) && has_site(b, &read))
+        .unwrap_or_else(|| panic!("the race on the slots is predicted: {r:#}"));
+    assert_eq!(race["status"], "unconfirmed", "{race:#}");
+    let id = race["id"].as_str().unwrap();
+    let prediction = dir.path().join("jostle-report").join("prediction.json");
+    let mut released = 0;
+    for seed in 0..8 {
+        let out = jostle_in(
+            dir.path(),
+            &[
+                "run",
+                elf.to_str().unwrap(),
+                "--strategy",
+                "race",
+                "--target",
+                id,
+                "--prediction",
+                prediction.to_str().unwrap(),
+                "--seed",
+                &seed.to_string(),
+            ],
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(!text.contains("livelock-release"), "{text}");
+        released += usize::from(text.contains("spin-release"));
+    }
+    assert!(released > 0, "no run held a side back");
+}

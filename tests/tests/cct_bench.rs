@@ -9,6 +9,7 @@ mod common;
 use common::*;
 
 #[test]
+#[ignore = "benchmark subset: scripts/test --all (and CI) runs it"]
 fn the_benchmark_runs_a_subset_end_to_end_and_ends_with_its_summary_line() {
     // The campaign and POS in two runs, each saving its trials; then their table together.
     let dir = tempfile::tempdir().unwrap();

@@ -307,6 +307,7 @@ fn every_exit_code_of_the_readme_is_what_it_says() {
         ),
         case(14, "stack overflow", &[&"run", &fw("stack_overflow")]),
         case(44, "lost wake-up", &[&"run", &fw("lost_wake")]),
+        case(45, "starvation", &[&"run", &fw("waits_for_nothing")]),
         case(
             15,
             "block refused (host side)",

@@ -79,6 +79,7 @@ pub fn merge(reports: &[Report]) -> Result<Report, JostleError> {
             *out.runs.search_verdicts.entry(v.clone()).or_default() += n;
         }
         out.timing.wall_seconds = out.timing.wall_seconds.max(r.timing.wall_seconds);
+        out.timing.shrink_seconds = out.timing.shrink_seconds.max(r.timing.shrink_seconds);
         out.timing.jobs += r.timing.jobs;
         for f in &r.failures {
             match failures.get_mut(&f.id) {

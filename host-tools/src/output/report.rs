@@ -130,6 +130,10 @@ pub struct Timing {
     /// See `phase1_events`.
     #[serde(default)]
     pub phase1_seconds: f64,
+    /// Wall time spent shrinking the findings (part of `wall_seconds`): the shrink share is
+    /// this over `wall_seconds`.
+    #[serde(default)]
+    pub shrink_seconds: f64,
 }
 
 /// One candidate bug and what Phase II made of it.
@@ -216,10 +220,10 @@ impl Bug {
 pub struct Failure {
     /// The signature's id (16 hex digits).
     pub id: String,
-    /// `failure` (a bug) or `suspected` (livelock or starvation).
+    /// `failure` (a bug) or `suspected` (a run that never ended: livelock or starvation).
     pub class: String,
-    /// `panic`, `deadlock`, `stack_overflow`, `hard_fault`, `handler_blocked`; or
-    /// `step_limit`, `timeout`, `livelock_release`.
+    /// `panic`, `deadlock`, `stack_overflow`, `hard_fault`, `handler_blocked`,
+    /// `starvation`; or `step_limit`, `timeout`.
     pub verdict: String,
     /// Where (`file:line:col`; the blocked sites of a deadlock; a fault's pc).
     pub site: String,

@@ -129,6 +129,16 @@ impl RunOutcome {
                         ": task t{t} spawned past the task table's {max} slots (enable the jostle crate's tasks-16/32/64/128 feature)"
                     );
                 }
+                Event::Starved { t, s, a, steps } => {
+                    let reads = (a != 0).then(|| self.location_text(a));
+                    line += &format!(
+                        ": {}",
+                        crate::trace::failure::starvation_text(t, reads, steps)
+                    );
+                    if s != 0 {
+                        line += &format!(" (last read at {})", self.site_text(s));
+                    }
+                }
                 Event::HandlerBlocked { t, s, .. } => {
                     line += &format!(
                         ": the interrupt handler running as t{t} would block at {} (on hardware the system hangs)",

@@ -3,10 +3,11 @@
 //! got there (the panic's, the blocked acquires', the handler's), and the panic message with
 //! its numbers masked (`left: 3` and `left: 4` are the same assertion).
 //!
-//! Failures (panic, deadlock, stack overflow, HardFault, a handler that would block) are
-//! bugs. A run stopped by the step limit or the wall clock, or one in which a task stayed
-//! postponed for the livelock bound, is a *suspected* livelock or starvation: reported, kept
-//! apart from the failures.
+//! Failures (panic, deadlock, stack overflow, HardFault, a handler that would block, a task
+//! that starves) are bugs. A run stopped by the step limit or the wall clock is a *suspected*
+//! livelock or starvation: reported, kept apart from the failures. A run in which the
+//! strategy held a task back until the livelock bound released it is neither: the
+//! starvation was the strategy's.
 
 use crate::trace::run::{Outcome, RunOutcome};
 use jostle_kernel::{Event, Verdict};
@@ -35,7 +36,7 @@ impl Class {
 pub struct Signature {
     /// Failure or suspected.
     pub class: Class,
-    /// The verdict (`panic`, `deadlock`, ..., `step_limit`, `timeout`, `livelock_release`).
+    /// The verdict (`panic`, `deadlock`, ..., `starvation`; `step_limit`, `timeout`).
     pub verdict: String,
     /// Where: `file:line:col` (several, space-separated, for a deadlock), or empty.
     pub site: String,
@@ -174,6 +175,20 @@ pub fn signature(run: &RunOutcome) -> Option<Signature> {
                 None => "the application exited reporting failure".into(),
             },
         ),
+        Verdict::Starvation => {
+            let (site, example) = run
+                .events
+                .iter()
+                .find_map(|e| match *e {
+                    Event::Starved { t, s, a, steps } => Some((
+                        if s == 0 { String::new() } else { site_of(s) },
+                        starvation_text(t, (a != 0).then(|| run.location_text(a)), steps),
+                    )),
+                    _ => None,
+                })
+                .unwrap_or_else(|| (String::new(), "a task starves".into()));
+            failure("starvation", site, example)
+        }
         Verdict::LostWake => {
             let waits = run.lost_wakes();
             let mut sites: Vec<String> = run.wait_sites.values().cloned().collect();
@@ -192,22 +207,19 @@ pub fn signature(run: &RunOutcome) -> Option<Signature> {
                 run.config.step_limit
             ),
         ),
-        Verdict::Pass => {
-            let starved = run
-                .events
-                .iter()
-                .any(|e| matches!(e, Event::LivelockRelease { .. }));
-            if starved {
-                suspected(
-                    "livelock_release",
-                    "a postponed task waited for the livelock bound".into(),
-                )
-            } else {
-                None
-            }
-        }
-        Verdict::ConfigRejected | Verdict::TaskLimit => None,
+        // A postponed task released by the livelock bound was held back by the strategy:
+        // on the firmware's own scheduler it would have run. Not a finding.
+        Verdict::Pass | Verdict::ConfigRejected | Verdict::TaskLimit => None,
     }
+}
+
+/// What a starvation's `Starved` event says: the task, what it reads (`None`: nothing),
+/// and how long it spun.
+pub fn starvation_text(t: u8, reads: Option<String>, steps: u32) -> String {
+    let what = reads.map_or_else(String::new, |l| format!(" reading {l}"));
+    format!(
+        "task t{t} spins{what} and nothing can change it (every other task ended or blocked, no interrupt can fire): the same iteration for {steps} steps"
+    )
 }
 
 fn suspected(verdict: &str, example: String) -> Option<Signature> {
@@ -344,7 +356,7 @@ pub fn failure_event(events: &[Event]) -> Option<usize> {
                     | Event::StackOverflow { .. }
                     | Event::HardFault { .. }
                     | Event::HandlerBlocked { .. }
-                    | Event::LivelockRelease { .. }
+                    | Event::Starved { .. }
                     | Event::LostWake { .. }
             )
         })

@@ -95,6 +95,7 @@ pub fn location_mut(ev: &mut Event) -> Option<&mut u32> {
         | Event::CasFailed { a, .. }
         | Event::RealRace { a, .. }
         | Event::Unserializable { a, .. } => Some(a),
+        Event::Starved { a, .. } if *a != 0 => Some(a),
         Event::Acquire { l, .. }
         | Event::Release { l, .. }
         | Event::AtomicityViolation { l, .. }
@@ -525,8 +526,8 @@ impl RunOutcome {
         })
     }
 
-    /// Did a failure (panic, stack overflow, fault) follow a confirmation? Such a bug is
-    /// harmful; a confirmed bug the run survives may be benign.
+    /// Did a failure (panic, stack overflow, fault, deadlock, starvation) follow a
+    /// confirmation? Such a bug is harmful; a confirmed bug the run survives may be benign.
     pub fn harmful(&self) -> bool {
         let Some(first) = self.events.iter().position(|e| self.is_targeted_finding(e)) else {
             return false;
@@ -536,7 +537,10 @@ impl RunOutcome {
                 e,
                 Event::TaskPanic { .. } | Event::StackOverflow { .. } | Event::HardFault { .. }
             )
-        }) || matches!(self.outcome, Some(Outcome::Verdict(Verdict::Deadlock)))
+        }) || matches!(
+            self.outcome,
+            Some(Outcome::Verdict(Verdict::Deadlock | Verdict::Starvation))
+        )
     }
 }
 

@@ -133,19 +133,11 @@ impl<K: Sink> Core<K> {
     }
 
     /// Recomputes what the lean path may do on its own, after a step of the general loop:
-    /// its budget (0 while a task is forced or postponed, at full trace, or when the strategy
-    /// must see the next step; else up to the step limit or the strategy's next point of
-    /// interest) and the tasks it may pick (enabledness of blocking operations and the
+    /// its budget (0 while a task is forced or postponed, at full trace, while a task runs
+    /// alone with nothing else able to act, or when the strategy must see the next step;
+    /// else up to the step limit or the strategy's next point of interest) and the tasks it may pick (enabledness of blocking operations and the
     /// critical section change only in the general loop).
     pub(super) fn refresh_lean(&mut self) {
-        if (self.forced.0 | self.postponed.0) != 0 || self.trace == TraceLevel::Full {
-            self.lean_budget = 0;
-            return;
-        }
-        let to_limit = self.step_limit.saturating_sub(self.steps);
-        self.lean_budget = to_limit
-            .min(self.strategy.lean_budget(self.steps))
-            .min(self.steps_to_irq());
         let mut allowed = TaskSet(!0);
         for t in self.blocking.iter() {
             if let Some(op) = self.slots[t as usize].pending()
@@ -157,6 +149,33 @@ impl<K: Sink> Core<K> {
         if let Some(h) = self.cs_holder {
             allowed = TaskSet::one(h);
         }
+        // A task alone with nothing else able to act goes through the general loop, which
+        // watches whether it starves (`spin`).
+        let alone = self.runs_alone(allowed);
+        let solo = alone && !self.irq_may_fire();
+        // Alone but for a firing the strategy holds in reserve: the spin release's case.
+        let holding = alone && !solo && self.reserved_firing().is_some();
+        if !solo {
+            self.watch.reset();
+        }
+        // Spins matter only while something is held back or a task runs alone (`spin`).
+        self.keeps_spins = !self.postponed.is_empty() || solo || holding;
+        if !self.keeps_spins {
+            self.forget_spins();
+        }
+        self.solo = solo;
+        if (self.forced.0 | self.postponed.0) != 0
+            || self.trace == TraceLevel::Full
+            || solo
+            || holding
+        {
+            self.lean_budget = 0;
+            return;
+        }
+        let to_limit = self.step_limit.saturating_sub(self.steps);
+        self.lean_budget = to_limit
+            .min(self.strategy.lean_budget(self.steps))
+            .min(self.steps_to_irq());
         self.lean_allowed = allowed;
     }
 }

@@ -1,7 +1,7 @@
 //! CalFuzzer's loop (calfuzzer-cav09 Algorithm 1): forced tasks first, then a pick among the
 //! enabled, not postponed tasks, the strategy's check (execute or postpone), the effect of
-//! the operation, and the strategy's analysis; thrashing and the livelock bound release
-//! postponed tasks so that the loop always makes progress.
+//! the operation, and the strategy's analysis; thrashing, the spin release (`spin`) and the
+//! livelock bound release postponed tasks so that the loop always makes progress.
 
 use super::{Core, MAX_LOCKS, Next, Sink};
 use crate::event::{Event, Verdict};
@@ -50,6 +50,15 @@ impl<K: Sink> Core<K> {
                 self.abort(verdict);
                 return Next::End(verdict);
             }
+            if self.watch.starved {
+                // A timer set since the task was found alone (setting one is no scheduling
+                // point) may still change what it waits for.
+                if self.timer_pending() {
+                    self.watch.reset();
+                } else {
+                    return self.starve();
+                }
+            }
             if self.steps >= self.step_limit {
                 self.abort(Verdict::StepLimit);
                 return Next::End(Verdict::StepLimit);
@@ -74,6 +83,11 @@ impl<K: Sink> Core<K> {
                 self.postponed.remove(t);
                 self.record(Event::Thrash { t });
                 return self.run(t, self.pending(t));
+            }
+            // Line 26 again, with the tasks that can only spin counted as waiting: the
+            // livelock of racefuzzer-pldi08 §4, released at once (`sched::spin`).
+            if let Some(next) = self.spin_release(enabled, candidates) {
+                return next;
             }
             let view = View {
                 slots: &self.slots,
@@ -213,6 +227,7 @@ impl<K: Sink> Core<K> {
             self.postponed = self.postponed.minus(release);
             self.forced.0 |= release.0;
         }
+        self.note_spin(t, &op);
         self.refresh_lean();
         Next::Run(t)
     }

@@ -29,7 +29,7 @@
 use super::{Core, Next, Sink};
 use crate::event::{Event, IRQ_CONTEXT, Verdict, WaitKind};
 pub use crate::interrupt::{Firing, IrqSource, MAX_IRQS};
-use crate::op::{ALL_IRQS, Op};
+use crate::op::{ALL_IRQS, AtomicKind, Op};
 use crate::task::TaskId;
 
 /// The context of code the port runs between steps, whose scheduling points are none (an
@@ -236,6 +236,21 @@ impl<K: Sink> Core<K> {
             }
         }
         best.map(|i| i as u8)
+    }
+
+    /// Could any source fire at the tasks' priority, now or later, without a task changing
+    /// anything (enabled, unmasked, with a firing left; one held in reserve counts)?
+    pub(super) fn irq_may_fire(&self) -> bool {
+        (0..self.irqs.len()).any(|i| self.eligible(i, THREAD_PRIORITY))
+    }
+
+    /// The eligible source whose next firing the strategy holds in reserve, if any (the
+    /// spin release fires it when every task only spins).
+    pub(super) fn reserved_firing(&self) -> Option<u8> {
+        let above = self.context_priority();
+        (0..self.irqs.len())
+            .find(|&i| self.in_reserve(i) && self.eligible(i, above))
+            .map(|i| i as u8)
     }
 
     /// Steps the lean path may take before a source could be due (0: one is due now, or a
@@ -563,6 +578,18 @@ impl<K: Sink> Core<K> {
         }
         if self.analyzing {
             self.strategy.handler_executed(ctx, &op);
+        }
+        // A handler's write (or lock, signal, mask) may be what a spinning task waits for.
+        if op.observes().is_none()
+            && !matches!(
+                op,
+                Op::AtomicAccess {
+                    kind: AtomicKind::Cas,
+                    ..
+                }
+            )
+        {
+            self.progressed();
         }
         self.steps += 1;
         if op.level() <= self.trace

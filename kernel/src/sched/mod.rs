@@ -18,6 +18,7 @@ mod blocking;
 mod calfuzzer;
 pub mod irq;
 mod lean;
+mod spin;
 #[cfg(test)]
 mod tests;
 pub mod time;
@@ -166,6 +167,18 @@ pub struct Core<K: Sink> {
     slots: [Slot; MAX_TASKS],
     /// The step at which each postponed task was postponed (the livelock bound's clock).
     postponed_at: [u32; MAX_TASKS],
+    /// Tasks that reached a spin mark with nothing changed since (`sched::spin`).
+    quiet: TaskSet,
+    /// Tasks that spin: two spin marks with nothing changed in between (`sched::spin`).
+    spinning: TaskSet,
+    /// The running task runs alone and nothing else can act (`sched::spin`): the lean path
+    /// is off and its iterations are watched.
+    solo: bool,
+    /// Something is held back (a postponed task, a firing in reserve) or a task runs alone:
+    /// spin marks are kept (`sched::spin`).
+    keeps_spins: bool,
+    /// The lone task's iterations (`sched::spin`).
+    watch: spin::SpinWatch,
     /// Running handlers, innermost last.
     irq_running: crate::fixed::Vec<u8, { irq::MAX_IRQS }>,
     /// The declared interrupt sources and their state ([`irq`]).
@@ -227,6 +240,11 @@ impl<K: Sink> Core<K> {
             now: 0,
             timers: crate::fixed::LinearMap::new(),
             sleepers: crate::fixed::LinearMap::new(),
+            quiet: TaskSet::EMPTY,
+            spinning: TaskSet::EMPTY,
+            solo: false,
+            keeps_spins: false,
+            watch: spin::SpinWatch::default(),
             tracker: Tracker::default(),
             sink,
         }
@@ -276,6 +294,11 @@ impl<K: Sink> Core<K> {
             now,
             timers,
             sleepers,
+            quiet,
+            spinning,
+            solo,
+            keeps_spins,
+            watch,
             tracker,
             sink,
         } = self;
@@ -333,6 +356,11 @@ impl<K: Sink> Core<K> {
         *now = 0;
         timers.clear();
         sleepers.clear();
+        *quiet = TaskSet::EMPTY;
+        *spinning = TaskSet::EMPTY;
+        *solo = false;
+        *keeps_spins = false;
+        watch.reset();
     }
 
     /// The tasks this run has used (reserved, alive or ended): ids `0..n`, as ids are
@@ -453,6 +481,7 @@ impl<K: Sink> Core<K> {
         if !ok && (me as usize) < MAX_TASKS {
             self.strategy.spun(me);
         }
+        self.cas_spin(me, s, a, ok);
     }
 
     /// Ends the run because task `me` spawned past the task limit: the `TaskLimit` event,

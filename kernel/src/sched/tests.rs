@@ -207,6 +207,7 @@ fn drive(
     }
     scripts[0] = main;
     let mut pc = [0usize; MAX_TASKS];
+    let mut cas: [Option<(u32, u32)>; MAX_TASKS] = [None; MAX_TASKS];
     let mut running = 0;
     let mut next = c.decide();
     loop {
@@ -226,9 +227,23 @@ fn drive(
                 schedule.push(u32::from(t));
                 running = t;
                 let i = t as usize;
+                // A compare-and-swap's outcome follows its point, when its task goes on (as
+                // the API reports it): those at site 6 fail, the others succeed.
+                if let Some((s, a)) = cas[i].take() {
+                    c.cas_outcome(t, s, a, 4, 4, s != 6);
+                }
                 next = match scripts[i].get(pc[i]) {
                     Some(op) => {
                         pc[i] += 1;
+                        if let Op::AtomicAccess {
+                            s,
+                            a,
+                            kind: crate::op::AtomicKind::Cas,
+                            ..
+                        } = *op
+                        {
+                            cas[i] = Some((s, a));
+                        }
                         if lean {
                             c.point(t, *op)
                         } else {
@@ -263,7 +278,9 @@ fn with(strategy: crate::config::StrategyId, seed: u64, bps: &[(u32, u32)]) -> C
 use crate::config::StrategyId;
 use crate::targets::{aux, role};
 
-const YIELDS: [Op; 6] = [Op::Yield { s: 9 }; 6];
+/// Work of a task's own before it reaches a site of interest: writes to a location of its
+/// own (progress: yields with nothing changed in between would be a spin, `sched::spin`).
+const FILLER: [Op; 6] = [Op::Write { s: 9, a: 99 }; 6];
 
 /// An operation of a generated program: accesses on two locations at four sites, yields,
 /// and balanced lock sections on two locks (a write or a yield inside).
@@ -274,6 +291,20 @@ fn arb_step() -> impl proptest::strategy::Strategy<Value = Vec<Op>> {
         (1u32..5, 100u32..102).prop_map(|(s, a)| vec![Op::Write { s, a }]),
         (1u32..5, 100u32..102).prop_map(|(s, a)| vec![Op::Update { s, a }]),
         (1u32..5).prop_map(|s| vec![Op::Yield { s }]),
+        // A failed wait: a compare-and-swap (`drive` fails those at site 6).
+        (100u32..102).prop_map(|a| vec![Op::AtomicAccess {
+            s: 6,
+            a,
+            kind: crate::op::AtomicKind::Cas,
+            ord: 4,
+        }]),
+        // A spin: the same read and yield, twice, changing nothing.
+        (1u32..5, 100u32..102).prop_map(|(s, a)| vec![
+            Op::Read { s, a },
+            Op::Yield { s: 5 },
+            Op::Read { s, a },
+            Op::Yield { s: 5 },
+        ]),
         (200u32..202, 1u32..5, 100u32..102).prop_map(|(l, s, a)| vec![
             Op::Acquire { s: 10 + s, l, c: l },
             Op::Write { s, a },
@@ -309,6 +340,28 @@ proptest::proptest! {
         let lean = schedule_of(&config, &refs, true);
         let general = schedule_of(&config, &refs, false);
         proptest::prop_assert_eq!(lean, general);
+    }
+
+    /// The trace level changes no decision: a run recorded at the results level and
+    /// replayed at full trace (the campaign's timelines, its shrinking) makes the same
+    /// choices, spin releases and starvations included.
+    #[test]
+    fn the_trace_level_changes_no_decision(
+        programs in proptest::collection::vec(
+            proptest::collection::vec(arb_step(), 0..12), 1..4),
+        seed in 0u64..1_000,
+        strategy in 0u8..StrategyId::ALL.len() as u8,
+        step_limit in 5u32..200,
+    ) {
+        let programs: Vec<Vec<Op>> =
+            programs.iter().map(|p| p.iter().flatten().copied().collect()).collect();
+        let refs: Vec<&[Op]> = programs.iter().map(|p| p.as_slice()).collect();
+        let mut results = generated_config(strategy, seed, false, step_limit);
+        results.trace = TraceLevel::Results;
+        let full = Config { trace: TraceLevel::Full, ..results.clone() };
+        let (v1, _, s1) = schedule_of(&results, &refs, true);
+        let (v2, _, s2) = schedule_of(&full, &refs, true);
+        proptest::prop_assert_eq!((v1, s1), (v2, s2));
     }
 
     /// A core restarted in place after a run ([`Core::restart`], the Cortex-M port's warm
@@ -430,7 +483,7 @@ fn generated_config(strategy: u8, seed: u64, full: bool, step_limit: u32) -> Con
 #[test]
 fn racefuzzer_makes_the_race_real_and_resolves_it_both_ways() {
     let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
-    let mut writer: Vec<Op> = YIELDS.to_vec();
+    let mut writer: Vec<Op> = FILLER.to_vec();
     writer.push(Op::Write { s: 10, a: 7 });
     let reader = [Op::Read { s: 20, a: 7 }];
     let mut firsts = std::collections::BTreeSet::new();
@@ -464,7 +517,7 @@ fn racefuzzer_sends_the_side_the_host_names_first() {
     // params[0] = side_first(s): side s goes first in every run, instead of the coin; a site
     // racing with itself has no sides, so the coin stays.
     let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
-    let mut writer: Vec<Op> = YIELDS.to_vec();
+    let mut writer: Vec<Op> = FILLER.to_vec();
     writer.push(Op::Write { s: 10, a: 7 });
     let reader = [Op::Read { s: 20, a: 7 }];
     for (side, site) in [(0, 10), (1, 20)] {
@@ -480,7 +533,7 @@ fn racefuzzer_sends_the_side_the_host_names_first() {
         }
     }
     let same = [(10, aux(role::RACE, 0)), (10, aux(role::RACE, 1))];
-    let writer2: Vec<Op> = YIELDS
+    let writer2: Vec<Op> = FILLER
         .iter()
         .copied()
         .chain([Op::Write { s: 10, a: 7 }])
@@ -505,7 +558,7 @@ fn thrashing_releases_a_task_when_all_are_postponed() {
     // Only one side ever runs: the postponed writer is released by thrashing.
     let (v, events) = simulate(
         &with(StrategyId::Race, 1, &bps),
-        &[&[Op::Write { s: 10, a: 7 }], &YIELDS],
+        &[&[Op::Write { s: 10, a: 7 }], &FILLER],
     );
     assert_eq!(v, Verdict::Pass);
     assert!(events.contains(&Event::Postpone { t: 1, s: 10 }));
@@ -518,7 +571,7 @@ fn the_livelock_bound_releases_a_task_after_that_many_steps() {
     let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
     let mut config = with(StrategyId::Race, 2, &bps);
     config.livelock_bound = 3;
-    let (v, events) = simulate(&config, &[&[Op::Write { s: 10, a: 7 }], &YIELDS, &YIELDS]);
+    let (v, events) = simulate(&config, &[&[Op::Write { s: 10, a: 7 }], &FILLER, &FILLER]);
     assert_eq!(v, Verdict::Pass);
     let at = events
         .iter()
@@ -526,6 +579,161 @@ fn the_livelock_bound_releases_a_task_after_that_many_steps() {
         .expect("released by the bound");
     // The released task runs next.
     assert_eq!(events[at + 1], Event::Write { t: 1, s: 10, a: 7 });
+}
+
+/// A task that waits for location 8 to change: the same read and yield, `n` times.
+fn spin_on(n: usize) -> Vec<Op> {
+    (0..n)
+        .flat_map(|_| [Op::Read { s: 30, a: 8 }, Op::Yield { s: 31 }])
+        .collect()
+}
+
+#[test]
+fn a_postponed_task_is_released_as_soon_as_the_others_only_spin() {
+    // RaceFuzzer holds the writer at its race site (the other side never comes); the other
+    // task spins. Released at the spinner's second yield, not at the livelock bound.
+    let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+    let spinner = spin_on(300);
+    for seed in 0..20 {
+        let (v, events) = simulate(
+            &with(StrategyId::Race, seed, &bps),
+            &[&[Op::Write { s: 10, a: 7 }], &spinner],
+        );
+        assert_eq!(v, Verdict::Pass);
+        let Some(postponed) = events
+            .iter()
+            .position(|e| *e == Event::Postpone { t: 1, s: 10 })
+        else {
+            continue; // the writer went before the spinner started: nothing held back
+        };
+        let released = events
+            .iter()
+            .position(|e| *e == Event::SpinRelease { t: 1 })
+            .unwrap_or_else(|| panic!("seed {seed}: not released: {events:?}"));
+        let yields = events[postponed..released]
+            .iter()
+            .filter(|e| matches!(e, Event::Yield { .. }))
+            .count();
+        assert!(
+            yields <= 2,
+            "seed {seed}: {yields} yields before the release"
+        );
+        assert_eq!(events[released + 1], Event::Write { t: 1, s: 10, a: 7 });
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, Event::LivelockRelease { .. }))
+        );
+    }
+}
+
+#[test]
+fn a_task_that_makes_progress_does_not_release_a_postponed_one() {
+    // The other task writes between its yields: it is not spinning, so the postponed
+    // writer waits for the bound.
+    let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
+    let worker: Vec<Op> = (0..40)
+        .flat_map(|_| [Op::Write { s: 32, a: 9 }, Op::Yield { s: 31 }])
+        .collect();
+    let mut config = with(StrategyId::Race, 2, &bps);
+    config.livelock_bound = 20;
+    let (_, events) = simulate(&config, &[&[Op::Write { s: 10, a: 7 }], &worker]);
+    assert!(
+        events.contains(&Event::Postpone { t: 1, s: 10 }),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::SpinRelease { .. }))
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::LivelockRelease { t: 1, .. }))
+    );
+}
+
+#[test]
+fn a_task_spinning_alone_on_what_nothing_can_change_starves() {
+    // Main waits in a join; the worker spins on location 8 that no one else can write.
+    let mut config = with(StrategyId::Random, 1, &[]);
+    config.livelock_bound = 50;
+    config.trace = TraceLevel::Results;
+    let (v, events) = simulate(&config, &[&spin_on(1000)]);
+    assert_eq!(v, Verdict::Starvation, "{events:?}");
+    let starved = events
+        .iter()
+        .find_map(|e| match *e {
+            Event::Starved { t, s, a, steps } => Some((t, s, a, steps)),
+            _ => None,
+        })
+        .expect("the Starved event");
+    assert_eq!((starved.0, starved.1, starved.2), (1, 30, 8));
+    assert!(starved.3 >= 50);
+    // Ended soon after the bound, not at the end of the script.
+    let end = events
+        .iter()
+        .find_map(|e| match *e {
+            Event::RunEnd { steps, .. } => Some(steps),
+            _ => None,
+        })
+        .unwrap();
+    assert!(end < 80, "{end}");
+    // The same at full trace: same step.
+    config.trace = TraceLevel::Full;
+    let (v, full) = simulate(&config, &[&spin_on(1000)]);
+    assert_eq!(v, Verdict::Starvation);
+    assert_eq!(full.last(), events.last());
+}
+
+#[test]
+fn a_pending_timer_keeps_a_lone_spinner_from_starving_until_it_is_cancelled() {
+    // Main alone spins on location 8 (results trace: the lean path may run). While a timer
+    // is pending it may be what the spin waits for; once cancelled, nothing is.
+    let mut config = with(StrategyId::Random, 1, &[]);
+    config.livelock_bound = 50;
+    config.trace = TraceLevel::Results;
+    let mut c = Core::new(&config, 0, Rec::default());
+    c.set_timer(1, 1_000_000, time::TimerAction::Wake(1));
+    let spin = [Op::Read { s: 30, a: 8 }, Op::Yield { s: 31 }];
+    let mut next = c.decide();
+    for k in 0..600 {
+        if k == 300 {
+            c.cancel_timer(1);
+        }
+        match next {
+            Next::Run(0) => next = c.point(0, spin[k % 2]),
+            other => panic!("step {k}: {other:?}"),
+        }
+        if k < 300 {
+            assert_eq!(next, Next::Run(0), "step {k}: starved with a timer pending");
+        }
+        if let Next::End(v) = next {
+            assert_eq!(v, Verdict::Starvation);
+            assert!(k < 300 + 80, "{k}");
+            return;
+        }
+    }
+    panic!("never starved after the timer was cancelled");
+}
+
+#[test]
+fn a_loop_that_reads_something_else_each_time_does_not_starve() {
+    // An array scan: alone and writing nothing, but each iteration reads another element.
+    let scan: Vec<Op> = (0..500)
+        .flat_map(|i| [Op::Read { s: 30, a: 1000 + i }, Op::Yield { s: 31 }])
+        .collect();
+    let mut config = with(StrategyId::Random, 1, &[]);
+    config.livelock_bound = 50;
+    assert_eq!(simulate(&config, &[&scan]).0, Verdict::Pass);
+    // And a task that waits while another still runs is not alone: it is left to spin
+    // (the writer outlasts the spinner's script).
+    let writer: Vec<Op> = (0..2000).map(|_| Op::Write { s: 33, a: 9 }).collect();
+    assert_eq!(
+        simulate(&config, &[&spin_on(200), &writer]).0,
+        Verdict::Pass
+    );
 }
 
 #[test]
@@ -536,7 +744,7 @@ fn deadlockfuzzer_closes_the_abba_cycle_in_every_run() {
         Op::Release { s: 32, l: 2 },
         Op::Release { s: 33, l: 1 },
     ];
-    let mut t2: Vec<Op> = YIELDS.to_vec();
+    let mut t2: Vec<Op> = FILLER.to_vec();
     t2.extend([
         Op::Acquire { s: 40, l: 2, c: 2 },
         Op::Acquire { s: 41, l: 1, c: 1 },
@@ -941,7 +1149,7 @@ fn drfinder_escorts_the_task_that_may_take_the_lock_first() {
         Op::FrameExit { s: 60 },
     ];
     let mut user = vec![Op::FrameEnter { s: 70 }];
-    user.extend(YIELDS);
+    user.extend(FILLER);
     user.extend([
         Op::Acquire { s: 71, l: 5, c: 5 },
         Op::Release { s: 72, l: 5 },
@@ -1262,6 +1470,67 @@ mod interrupts {
     }
 
     #[test]
+    fn a_source_that_can_fire_keeps_a_lone_spinner_from_starving() {
+        // The handler may still fire (it writes what the task reads): not a starvation.
+        let mut config = with(StrategyId::Random, 3, &[]);
+        config.livelock_bound = 50;
+        config.irq_horizon = 400;
+        let handler = [Op::Write { s: 20, a: 8 }];
+        let handlers = [(spontaneous(1, 1), &handler[..])];
+        let (v, events, _) = schedule_with_irqs(&config, &[&spin_on(4000)], &handlers, true);
+        // The task spins for longer than the bound while the firing may come; once its one
+        // firing is spent, nothing can change location 8 any more: it starves then.
+        assert_eq!(v, Verdict::Starvation, "{events:?}");
+        let fired = events
+            .iter()
+            .position(|e| matches!(e, Event::IrqEnter { .. }))
+            .expect("fired");
+        let reads = |evs: &[Event]| {
+            evs.iter()
+                .filter(|e| matches!(e, Event::Read { .. }))
+                .count()
+        };
+        assert!(reads(&events[..fired]) > 50, "{}", reads(&events[..fired]));
+        let starved = events
+            .iter()
+            .position(|e| matches!(e, Event::Starved { .. }))
+            .unwrap();
+        assert!(reads(&events[fired..starved]) >= 25);
+    }
+
+    #[test]
+    fn a_firing_held_in_reserve_is_released_when_the_task_only_spins() {
+        // RaceFuzzer keeps the handler's one firing for the task's race site, which the task
+        // reaches only after its spin: the spin releases it.
+        let handler = [Op::Write { s: 20, a: 8 }];
+        let handlers = [(spontaneous(1, 1), &handler[..])];
+        let bps = [
+            (11, aux(role::RACE, 0)),
+            (20, aux(role::RACE, 1)),
+            (0, aux(role::FIRE, 1)),
+        ];
+        let mut task = spin_on(300);
+        task.push(Op::Write { s: 11, a: 7 });
+        let mut config = with(StrategyId::Race, 5, &bps);
+        config.irq_horizon = 1000;
+        let (_, events, _) = schedule_with_irqs(&config, &[&task], &handlers, true);
+        let released = events
+            .iter()
+            .position(|e| {
+                *e == Event::SpinRelease {
+                    t: irq::irq_context(0),
+                }
+            })
+            .unwrap_or_else(|| panic!("{events:?}"));
+        assert!(matches!(events[released + 1], Event::IrqEnter { i: 0, .. }));
+        let yields = events[..released]
+            .iter()
+            .filter(|e| matches!(e, Event::Yield { .. }))
+            .count();
+        assert!(yields <= 2, "{yields}");
+    }
+
+    #[test]
     fn a_handler_that_would_block_ends_the_run_with_its_verdict() {
         let handler = [
             Op::Acquire { s: 21, l: 4, c: 4 },
@@ -1335,7 +1604,7 @@ mod triples {
     #[test]
     fn avio_puts_the_remote_write_between_two_accesses_of_a_task() {
         let a = [Op::Read { s: 10, a: 7 }, Op::Write { s: 11, a: 7 }];
-        let mut b: Vec<Op> = YIELDS.to_vec();
+        let mut b: Vec<Op> = FILLER.to_vec();
         b.push(Op::Write { s: 20, a: 7 });
         let mut avio = 0;
         let mut random = 0;
@@ -1371,7 +1640,7 @@ mod triples {
             Op::Read { s: 10, a: 8 },
             Op::Read { s: 11, a: 7 },
         ];
-        let mut b: Vec<Op> = YIELDS.to_vec();
+        let mut b: Vec<Op> = FILLER.to_vec();
         b.push(Op::Write { s: 20, a: 7 });
         let mut lined_up = 0;
         for seed in 0..40 {
@@ -1636,7 +1905,7 @@ mod triples {
         for seed in 0..20 {
             let mut config = with(StrategyId::Race, seed, &bps);
             config.irq_horizon = 4;
-            let (_, events, _) = schedule_with_irqs(&config, &[&YIELDS], &handlers, true);
+            let (_, events, _) = schedule_with_irqs(&config, &[&FILLER], &handlers, true);
             let races: Vec<_> = events
                 .iter()
                 .filter(|e| matches!(e, Event::RealRace { .. }))
@@ -1660,7 +1929,7 @@ mod triples {
             },
             &handler[..],
         )];
-        let mut task: Vec<Op> = YIELDS.to_vec();
+        let mut task: Vec<Op> = FILLER.to_vec();
         task.push(Op::Write { s: 11, a: 7 });
         let bps = [
             (11, aux(role::RACE, 0)),

@@ -72,6 +72,11 @@ impl<K: Sink> Core<K> {
     /// Removes timer `key`, if set.
     pub fn cancel_timer(&mut self, key: u32) {
         self.timers.remove(&key);
+        if self.timers.is_empty() {
+            // A task that now runs alone with nothing able to act must be watched
+            // (`sched::spin`): the next point goes through the general loop, which looks.
+            self.lean_budget = 0;
+        }
     }
 
     /// Nothing else can happen: moves the clock to the earliest deadline and fires every

@@ -83,23 +83,23 @@ pub fn host_test_exe(bin: &str) -> PathBuf {
 
 /// The QEMU build of example `bin` whose defmt goes through `defmt-rtt`, the RTT up buffer
 /// copied to stdout at the end (a recorded RTT stream from the real `defmt-rtt` crate; an
-/// image the probe backend accepts). Built once per test process.
+/// image the probe backend accepts). Only `bin` is built (each binary is a fat-LTO link of
+/// its own), in a directory of its own: the feature would otherwise replace the examples'
+/// binaries of the same names.
 #[allow(dead_code)]
 pub fn rtt_elf(bin: &str) -> PathBuf {
-    static BUILT: OnceLock<()> = OnceLock::new();
     let dir = target_dir().join("rtt");
-    BUILT.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .current_dir(workspace())
-            .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
-            .args(["-p", "jostle-examples", "--features", "mps2-an385-rtt"])
-            .arg("--target-dir")
-            .arg(&dir)
-            .status()
-            .expect("cargo runs");
-        assert!(status.success());
-    });
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(workspace())
+        .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
+        .args(["-p", "jostle-examples", "--features", "mps2-an385-rtt"])
+        .args(["--bin", bin])
+        .arg("--target-dir")
+        .arg(&dir)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success());
     dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }
 
@@ -298,13 +298,14 @@ pub fn test_app(name: &str) -> PathBuf {
     dir.join("thumbv7m-none-eabi").join("release").join(name)
 }
 
-/// Runs `scripts/<script>` with `args` in the benchmarks' own target directory (the outer
-/// cargo's lock is not waited on, and the release tool is built once for every benchmark),
-/// checks that it exits 0, and returns its standard output.
+/// Runs `scripts/<script>` with `args` in the tests' target directory (the outer cargo's
+/// lock is not waited on) with the `jostle` these tests built (no release build of the
+/// tool), checks that it exits 0, and returns its standard output.
 pub fn bench_script(script: &str, args: &[&str]) -> String {
     let out = Command::new(workspace().join("scripts").join(script))
         .args(args)
-        .env("CARGO_TARGET_DIR", target_dir().join("cct"))
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("JOSTLE", jostle())
         .output()
         .unwrap_or_else(|e| panic!("scripts/{script} runs: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

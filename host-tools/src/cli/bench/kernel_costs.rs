@@ -89,6 +89,7 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<f64> {
             task_point = point_cost;
         }
         let access_cost = per_point(&find("cost access")?);
+        let solo_cost = per_point(&find("cost solo")?);
         let ping = find("cost pingpong")?;
         let mean_point =
             field(&ping, "ticks").unwrap_or(0.0) * per_tick / field(&ping, "points").unwrap_or(1.0);
@@ -108,7 +109,7 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<f64> {
             }
         };
         println!(
-            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  two tasks: mean point {mean_point:>6.1}, point that stays {}, point with switch {}  ({per_tick:.0} instr/tick)",
+            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  two tasks: mean point {mean_point:>6.1}, point that stays {}, point with switch {}  lone task watched for starvation: yield {solo_cost:>6.1}  ({per_tick:.0} instr/tick)",
             jostle_host_tools::engine::targeting::strategy_name(strategy),
             per("stayed"),
             per("switched"),

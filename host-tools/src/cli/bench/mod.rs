@@ -1,5 +1,6 @@
 //! `jostle bench`: runs per second on QEMU (per trace level and per strategy), then the
-//! decode throughput and the kernel's instruction costs.
+//! decode throughput and the kernel's instruction costs; the share of a campaign that
+//! shrinking takes.
 
 mod decode_throughput;
 mod footprint;
@@ -7,6 +8,7 @@ mod host_vs_shuttle;
 mod kernel_costs;
 mod long_runs;
 mod restart_cost;
+mod shrink_share;
 
 use crate::cli::args::{FirmwareArgs, resolve_firmware};
 use anyhow::Context;
@@ -57,6 +59,9 @@ pub(crate) enum Part {
     Kernel,
     /// The host port against shuttle on the same five programs.
     Host,
+    /// What shrinking adds to a campaign: its share of the wall time, on an example and on
+    /// a noisy program.
+    Shrink,
 }
 
 pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
@@ -67,6 +72,9 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
             args.shuttle.as_deref(),
             args.firmware.target_dir.as_deref(),
         )?;
+    }
+    if wants(Part::Shrink) {
+        shrink_share::shrink_share(&args)?;
     }
     if !(wants(Part::Qemu) || wants(Part::Decode) || wants(Part::Kernel) || wants(Part::Predict)) {
         return Ok(0);

@@ -134,6 +134,11 @@ pub struct Campaign<'r> {
     handles: Vec<String>,
     phase1_events: u64,
     phase1_seconds: f64,
+    /// Wall time spent shrinking (`timing.shrink_seconds`).
+    shrink_seconds: f64,
+    /// The full-trace replays of findings' recorded runs (their timelines), by finding id:
+    /// shrinking starts from them.
+    replays: std::collections::HashMap<String, Arc<crate::trace::run::RunOutcome>>,
     /// Waves of jobs executed so far (orders failures' first runs).
     wave: u64,
     /// When the report was last written.
@@ -207,6 +212,8 @@ impl<'r> Campaign<'r> {
             handles: Vec::new(),
             phase1_events: 0,
             phase1_seconds: 0.0,
+            shrink_seconds: 0.0,
+            replays: std::collections::HashMap::new(),
             wave: 0,
             last_write: Instant::now(),
             phase1_max_steps: 0,

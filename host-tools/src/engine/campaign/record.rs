@@ -282,6 +282,7 @@ impl Campaign<'_> {
             jobs: self.settings.jobs,
             phase1_events: self.phase1_events,
             phase1_seconds: (self.phase1_seconds * 1000.0).round() / 1000.0,
+            shrink_seconds: (self.shrink_seconds * 1000.0).round() / 1000.0,
         };
     }
 

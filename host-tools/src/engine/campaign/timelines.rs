@@ -10,6 +10,11 @@ use crate::trace::failure::{failure_event, signature};
 use crate::trace::run::{RunOutcome, is_step, operation};
 use jostle_kernel::config::{Breakpoint, StrategyId};
 use jostle_kernel::{Config, Event, TraceLevel};
+use std::sync::Arc;
+
+/// Most events of the full-trace replays kept for shrinking (some 40 MB); beyond, a shrink
+/// replays its recorded run itself.
+const KEPT_EVENTS: usize = 2_000_000;
 
 impl Campaign<'_> {
     /// Replays the first confirming run of each confirmed bug at full trace: it must make
@@ -25,7 +30,7 @@ impl Campaign<'_> {
     /// The timelines of the bugs confirmed since the last call; the full-trace runs they
     /// came from, in the report's order (a run that made a bug real may have gone down a
     /// path no earlier trace showed: the campaign feeds them to prediction).
-    pub(super) fn bug_timelines(&mut self) -> Result<Vec<RunOutcome>, JostleError> {
+    pub(super) fn bug_timelines(&mut self) -> Result<Vec<Arc<RunOutcome>>, JostleError> {
         let todo: Vec<(usize, Config)> = self
             .report
             .bugs
@@ -52,6 +57,9 @@ impl Campaign<'_> {
                 (Some(r), _) | (None, Some(r)) => r.schedule = schedule,
                 (None, None) => {}
             }
+            let id = bug.id.clone();
+            let outcome = Arc::new(outcome);
+            self.keep_replay(id, &outcome);
             runs.push(outcome);
         }
         Ok(runs)
@@ -98,8 +106,22 @@ impl Campaign<'_> {
             }
             f.timeline = failure_timeline(&outcome);
             f.first.schedule = Some(outcome.schedule_digest());
+            let id = f.id.clone();
+            self.keep_replay(id, &Arc::new(outcome));
         }
         Ok(())
+    }
+
+    /// Keeps the full-trace replay of finding `id`'s recorded run for its shrinking (which
+    /// starts from it), within [`KEPT_EVENTS`] events for all of them.
+    fn keep_replay(&mut self, id: String, outcome: &Arc<RunOutcome>) {
+        if !self.settings.shrink {
+            return;
+        }
+        let kept: usize = self.replays.values().map(|o| o.events.len()).sum();
+        if kept + outcome.events.len() <= KEPT_EVENTS {
+            self.replays.insert(id, Arc::clone(outcome));
+        }
     }
 
     /// Runs each `(index, configuration)` at full trace on the workers; the outcomes in
@@ -233,7 +255,7 @@ pub fn failure_timeline(outcome: &RunOutcome) -> Vec<Mark> {
             Event::StackOverflow { t, .. } => (t, "stack-overflow", None),
             Event::HardFault { t, .. } => (t, "hardfault", None),
             Event::HandlerBlocked { t, s, .. } => (t, "handler-blocked", Some(s)),
-            Event::LivelockRelease { t, .. } => (t, "livelock-release", None),
+            Event::Starved { t, s, .. } => (t, "starved", (s != 0).then_some(s)),
             Event::LostWake { t, .. } => (t, "lost-wake", None),
             _ => continue,
         };

@@ -10,13 +10,14 @@ use std::fmt::Write;
 
 /// Operations that are not steps but how the run ended: `timelines.rs` appends them after
 /// the last step, numbered like the step that would have come next.
-const ENDINGS: [&str; 6] = [
+const ENDINGS: [&str; 7] = [
     "panic",
     "blocked",
     "stack-overflow",
     "hardfault",
     "handler-blocked",
-    "livelock-release",
+    "starved",
+    "lost-wake",
 ];
 
 /// A timeline to render.

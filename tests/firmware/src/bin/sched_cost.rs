@@ -1,7 +1,8 @@
 //! Measures the kernel's cost in instructions with SysTick under QEMU `-icount`
 //! (which makes SysTick count instructions deterministically). Prints log frames:
-//! `calibration`, `point` (a scheduling point that does not switch) and `pingpong` (two
-//! tasks, Random strategy: some points switch). Run at trace level `results`.
+//! `calibration`, `solo` (a lone task's yield, watched for starvation), `point` (a scheduling
+//! point that does not switch) and `pingpong` (two tasks, Random strategy: some points
+//! switch). Run at trace level `results`.
 #![cfg_attr(target_os = "none", no_std)]
 #![cfg_attr(target_os = "none", no_main)]
 
@@ -115,6 +116,17 @@ fn main_task() {
             2 * spin,
             ticks
         );
+        // A lone task with nothing else able to act is watched (every point through the
+        // general loop: does it starve?): its yields, timed first. Then a timer far away
+        // keeps it from being alone in that sense (a firmware's periodic timer does as
+        // much), and its points take the lean path, as every task's do beside others.
+        let ticks = measure(|| {
+            for _ in 0..N {
+                yield_now();
+            }
+        });
+        defmt::println!("cost solo points={=u32} ticks={=u32}", N, ticks);
+        jostle::clock::set_timer(0x7E57, u64::MAX, jostle::clock::TimerAction::Wake(0x7E57));
         let ticks = measure(|| {
             for _ in 0..N {
                 yield_now();
@@ -129,6 +141,7 @@ fn main_task() {
             }
         });
         defmt::println!("cost access points={=u32} ticks={=u32}", N, ticks);
+        jostle::clock::cancel_timer(0x7E57);
         let ticks = measure(|| {
             let h = spawn(&STACK1, pinger);
             pinger();

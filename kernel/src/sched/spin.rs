@@ -1,0 +1,294 @@
+//! Spinning: tasks that can only spin, and what the loop does about them.
+//!
+//! A task *spins* when it executes a spin mark (a yield, `hint::spin_loop` being one, or a
+//! compare-and-swap that failed) and nothing that any context could see has changed since its
+//! previous spin mark: in between, no context executed an operation that may change shared
+//! state (a write, a read-modify-write, a successful compare-and-swap, a lock operation, a
+//! signal, a spawn, an interrupt request or mask; see [`Op::observes`]). Such a task waits for
+//! something another context must do.
+//!
+//! Two rules follow.
+//!
+//! - **Spin release** (racefuzzer-pldi08 Algorithm 1 lines 26–27 and §4; calfuzzer-cav09 §4).
+//!   The papers release a random postponed task when every enabled task is postponed
+//!   (thrashing), and leave the livelock in which "all threads end up in the postponed set,
+//!   except for one thread that does something in a loop without synchronizing with other
+//!   threads" to a monitor that releases tasks "waiting for a long time" (the livelock bound).
+//!   A task that only spins is that thread: so when every enabled task that is not postponed
+//!   spins, a random enabled postponed task is released at once (`SpinRelease`), as line 27
+//!   releases one, instead of at the bound. A firing the strategy holds in reserve
+//!   (`sched::irq`) is released the same way when no task is postponed. The starvation was
+//!   the strategy's doing; the bound stays as the fallback for tasks that make progress.
+//! - **Starvation.** A task that runs alone while nothing else can act (every other task
+//!   ended or blocked, none postponed, no interrupt source able to fire, no timer pending) and
+//!   repeats the same iteration — the same operations at the same sites on the same locations,
+//!   none of which changes anything, and at least one a read — for the livelock bound's number
+//!   of steps, waits for something nothing can do: the run ends with the `starvation` verdict, naming the task,
+//!   the site of its last read and the location it reads (`Starved`). Its local variables
+//!   are the only thing that could still differ between iterations, so a loop bounded by a
+//!   counter (a delay, a retry limit) of more than the bound's steps is reported too.
+//!
+//! The evidence is kept only while something is held back (a postponed task, a firing in
+//! reserve while a task runs alone) or a task runs alone, and cleared after every other
+//! step: each keeps the lean path (which does not look at operations) off, so every step is
+//! seen, and what is known does not depend on the trace level (a run replayed at full trace
+//! makes the same releases as at the results level).
+
+use super::{Core, Next, Sink};
+use crate::event::{Event, Verdict};
+use crate::op::Op;
+use crate::task::{TaskId, TaskSet};
+
+/// FNV-1a 32's offset basis and prime: the hash of an iteration's (site, location) pairs.
+const FNV_BASIS: u32 = 0x811c_9dc5;
+const FNV_PRIME: u32 = 0x0100_0193;
+
+fn mix(h: u32, s: u32, a: u32) -> u32 {
+    let h = (h ^ s).wrapping_mul(FNV_PRIME);
+    (h ^ a).wrapping_mul(FNV_PRIME)
+}
+
+/// The lone task's iterations, watched while nothing else can act (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct SpinWatch {
+    /// The task watched.
+    task: TaskId,
+    /// An iteration's first operation has been seen (`anchor` is set).
+    anchored: bool,
+    /// An iteration has completed (`last` is set).
+    completed: bool,
+    /// The bound was reached: the task starves.
+    pub(super) starved: bool,
+    /// The current iteration read something (a location, not only yields).
+    reads: bool,
+    /// The previous iteration did.
+    last_reads: bool,
+    /// The hash of the (site, location) of an iteration's first operation: an iteration ends
+    /// when the task comes back to it.
+    anchor: u32,
+    /// The current iteration's operations, hashed.
+    hash: u32,
+    /// The previous iteration's hash.
+    last: u32,
+    /// The step the current iteration began at.
+    began: u32,
+    /// The step the identical iterations began at.
+    since: u32,
+    /// The last read's site and location: what the task waits for.
+    read: (u32, u32),
+}
+
+impl SpinWatch {
+    /// Task `t` executed an operation at site `s` on location `a` (0: none; `read`: it read
+    /// `a`) that changed nothing, at step `step`; `bound` is how many steps of identical
+    /// iterations make a starvation.
+    pub(super) fn observe(&mut self, t: TaskId, s: u32, a: u32, read: bool, step: u32, bound: u32) {
+        if self.task != t {
+            *self = SpinWatch {
+                task: t,
+                ..SpinWatch::default()
+            };
+        }
+        let key = mix(FNV_BASIS, s, a);
+        if !self.anchored {
+            self.anchored = true;
+            self.anchor = key;
+            self.hash = key;
+            self.began = step;
+        } else if key != self.anchor {
+            self.hash = mix(self.hash, s, a);
+        } else {
+            // Back at the anchor: an iteration ended. A task that only yields (a delay
+            // loop) waits for nothing it reads: only iterations that read can starve.
+            if self.completed && self.hash == self.last {
+                self.starved = self.last_reads && step.wrapping_sub(self.since) >= bound;
+            } else {
+                self.completed = true;
+                self.last = self.hash;
+                self.last_reads = self.reads;
+                self.since = self.began;
+            }
+            self.hash = key;
+            self.began = step;
+            self.reads = false;
+        }
+        if read {
+            self.read = (s, a);
+            self.reads = true;
+        }
+    }
+
+    /// Something changed (or the task is no longer alone): the watch starts over.
+    pub(super) fn reset(&mut self) {
+        *self = SpinWatch::default();
+    }
+}
+
+impl<K: Sink> Core<K> {
+    /// Task or handler `t` executed `op` (the general loop's step): spin marks, progress,
+    /// and the lone task's iterations. A compare-and-swap waits for its outcome
+    /// ([`Core::cas_spin`]).
+    pub(super) fn note_spin(&mut self, t: TaskId, op: &Op) {
+        match op.observes() {
+            Some((s, a)) => {
+                if matches!(op, Op::Yield { .. }) {
+                    self.spin_mark(t);
+                }
+                if self.solo && (t as usize) < crate::task::MAX_TASKS {
+                    let read = matches!(op, Op::Read { .. } | Op::AtomicAccess { .. });
+                    self.watch
+                        .observe(t, s, a, read, self.steps, self.livelock_bound);
+                }
+            }
+            None if matches!(
+                op,
+                Op::AtomicAccess {
+                    kind: crate::op::AtomicKind::Cas,
+                    ..
+                }
+            ) => {}
+            None => self.progressed(),
+        }
+    }
+
+    /// The outcome of context `t`'s compare-and-swap at site `s` on `a`: a success changed
+    /// something; a failure only read, and is a spin mark (a failed wait).
+    pub(super) fn cas_spin(&mut self, t: TaskId, s: u32, a: u32, ok: bool) {
+        if ok {
+            self.progressed();
+            return;
+        }
+        // Evidence is kept only while something is held back or a task runs alone (module
+        // doc), as the last step's `refresh_lean` found.
+        if !self.keeps_spins || t as usize >= crate::task::MAX_TASKS {
+            return;
+        }
+        self.spin_mark(t);
+        if self.solo {
+            self.watch
+                .observe(t, s, a, true, self.steps, self.livelock_bound);
+        }
+    }
+
+    /// Task `t` reached a spin mark: it spins if it reached one before and nothing changed
+    /// since.
+    fn spin_mark(&mut self, t: TaskId) {
+        if (t as usize) >= crate::task::MAX_TASKS {
+            return;
+        }
+        if self.quiet.contains(t) {
+            self.spinning.insert(t);
+        } else {
+            self.quiet.insert(t);
+        }
+    }
+
+    /// Something changed: no task is known to spin any more.
+    pub(super) fn progressed(&mut self) {
+        self.forget_spins();
+        self.watch.reset();
+    }
+
+    /// Clears the spin marks (something changed, or nothing is held back and no task runs
+    /// alone).
+    pub(super) fn forget_spins(&mut self) {
+        self.quiet = TaskSet::EMPTY;
+        self.spinning = TaskSet::EMPTY;
+    }
+
+    /// The spin release (module doc): when every enabled task that is not postponed
+    /// (`candidates`) spins, a random enabled postponed task executes now, or, with none, a
+    /// firing the strategy holds in reserve fires. `None`: nothing to release.
+    pub(super) fn spin_release(&mut self, enabled: TaskSet, candidates: TaskSet) -> Option<Next> {
+        if !candidates.minus(self.spinning).is_empty() {
+            return None;
+        }
+        let held = enabled.and(self.postponed);
+        if !held.is_empty() {
+            let t = held.nth(self.rng.below(held.len()));
+            self.postponed.remove(t);
+            self.record(Event::SpinRelease { t });
+            return Some(self.run(t, self.pending(t)));
+        }
+        let i = self.reserved_firing()?;
+        self.record(Event::SpinRelease {
+            t: super::irq::irq_context(i),
+        });
+        Some(Next::Fire(i))
+    }
+
+    /// Does the task running now run alone: no other task may be picked (`allowed`: the
+    /// stopped tasks whose operation is enabled), none is postponed or forced, no handler
+    /// runs and no timer is pending? (Whether an interrupt source could fire is the caller's
+    /// question: alone with none that could, the task is *solo*.)
+    pub(super) fn runs_alone(&self, allowed: TaskSet) -> bool {
+        self.irq_running.is_empty()
+            && (self.forced.0 | self.postponed.0) == 0
+            && self.stopped.and(allowed).is_empty()
+            && !self.timer_pending()
+    }
+
+    /// Is a timer pending (`sched::time`), which would wake a task or request a handler once
+    /// time advances? Then a lone spinning task may be waiting for it: not a starvation.
+    /// (Virtual time advances only when no task is enabled, so such a spin never ends either;
+    /// the step limit ends it, as a suspected livelock.)
+    pub(super) fn timer_pending(&self) -> bool {
+        !self.timers.is_empty()
+    }
+
+    /// Ends the run: the lone task starves (its `Starved` event, then the verdict).
+    pub(super) fn starve(&mut self) -> Next {
+        let w = self.watch;
+        self.sink.emit(&Event::Starved {
+            t: w.task,
+            s: w.read.0,
+            a: w.read.1,
+            steps: self.steps.wrapping_sub(w.since),
+        });
+        self.abort(Verdict::Starvation);
+        Next::End(Verdict::Starvation)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SpinWatch;
+
+    #[test]
+    fn identical_iterations_starve_at_the_bound_and_a_changing_one_never() {
+        // read X at 1, yield at 2: the same iteration over and over.
+        let mut w = SpinWatch::default();
+        let mut step = 0;
+        while !w.starved {
+            w.observe(0, 1, 100, true, step, 20);
+            w.observe(0, 2, 0, false, step + 1, 20);
+            step += 2;
+            assert!(step < 100, "never starved");
+        }
+        assert_eq!(w.read, (1, 100));
+        assert!(step >= 20);
+        // Only yields (a delay loop): it waits for nothing it reads.
+        let mut w = SpinWatch::default();
+        for i in 0..1000 {
+            w.observe(0, 2, 0, false, i, 20);
+        }
+        assert!(!w.starved);
+        // Reading another element each time (an array scan): never the same iteration.
+        let mut w = SpinWatch::default();
+        for i in 0..1000 {
+            w.observe(0, 1, 100 + i, true, 2 * i, 20);
+            w.observe(0, 2, 0, false, 2 * i + 1, 20);
+        }
+        assert!(!w.starved);
+        // A reset (progress) starts over.
+        let mut w = SpinWatch::default();
+        for i in 0..15 {
+            w.observe(0, 1, 100, true, i, 20);
+        }
+        w.reset();
+        for i in 15..30 {
+            w.observe(0, 1, 100, true, i, 20);
+        }
+        assert!(!w.starved);
+    }
+}
