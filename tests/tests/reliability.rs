@@ -448,3 +448,40 @@ fn workers_past_a_few_per_core_are_capped_and_the_cap_is_said() {
     let boots = std::fs::read_to_string(&count).unwrap().lines().count();
     assert!(boots <= cap, "{boots} QEMUs for {cores} cores");
 }
+
+#[test]
+fn files_whose_paths_are_not_utf8_or_hold_commas_reach_qemu_as_they_are() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join(std::ffi::OsStr::from_bytes(b"t,mp-\xff"));
+    std::fs::create_dir(&odd).unwrap();
+    let fw = elf("rf_fig2");
+    // The run's block goes through TMPDIR; a block file is named by the user.
+    let block = odd.join(std::ffi::OsStr::from_bytes(b"block,\xfe.bin"));
+    let out = Command::new(jostle())
+        .args([
+            "config".as_ref(),
+            fw.as_os_str(),
+            "--seed".as_ref(),
+            "5".as_ref(),
+        ])
+        .arg("--out")
+        .arg(&block)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    for extra in [vec![], vec!["--config-file".into(), block.into_os_string()]] {
+        let out = Command::new(jostle())
+            .arg("run")
+            .arg(&fw)
+            .args(["--seed", "5"])
+            .args(&extra)
+            .env("TMPDIR", &odd)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("(seed 5)"));
+    }
+    let left: Vec<_> = std::fs::read_dir(&odd).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1, "only the block file: {left:?}");
+}

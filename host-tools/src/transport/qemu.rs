@@ -184,6 +184,22 @@ impl Default for Qemu {
     }
 }
 
+/// QEMU's `-device loader` option that puts `file` at `addr`: the path as its bytes (not
+/// text: a `TMPDIR` or a `--config-file` that is not UTF-8 still names the file), its commas
+/// doubled (QEMU's option syntax, where a comma separates options).
+fn loader(file: &Path, addr: u32) -> std::ffi::OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut arg = b"loader,file=".to_vec();
+    for &b in file.as_os_str().as_bytes() {
+        arg.push(b);
+        if b == b',' {
+            arg.push(b',');
+        }
+    }
+    arg.extend_from_slice(format!(",addr={addr:#x},force-raw=on").as_bytes());
+    std::ffi::OsString::from_vec(arg)
+}
+
 /// The raw outcome of one boot.
 #[derive(Debug)]
 pub struct RawRun {
@@ -299,11 +315,7 @@ impl Qemu {
             .arg("-kernel")
             .arg(&fw.path);
         if let Some(block) = block {
-            cmd.arg("-device").arg(format!(
-                "loader,file={},addr={:#x},force-raw=on",
-                block.display(),
-                fw.config_addr
-            ));
+            cmd.arg("-device").arg(loader(block, fw.config_addr));
         }
         if let Some(flash) = flash {
             let addr = fw.config_flash_addr.ok_or_else(|| {
@@ -312,10 +324,7 @@ impl Qemu {
                     fw.path.display()
                 ))
             })?;
-            cmd.arg("-device").arg(format!(
-                "loader,file={},addr={addr:#x},force-raw=on",
-                flash.display()
-            ));
+            cmd.arg("-device").arg(loader(flash, addr));
         }
         process::own_group(&mut cmd)
             .stdout(Stdio::piped())
