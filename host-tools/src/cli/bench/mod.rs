@@ -98,7 +98,8 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
         let task_point = kernel_costs::kernel_costs(&args)?;
         kernel_costs::poll_cost(&args, task_point)?;
         restart_cost::restart_cost(&args)?;
-        footprint::footprint(&fw.path)?;
+        footprint::footprint(&fw.path, "M3  ")?;
+        kernel_costs::core_costs(&args)?;
     }
     Ok(0)
 }

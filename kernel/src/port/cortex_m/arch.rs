@@ -44,8 +44,9 @@ pub unsafe extern "C" fn switch(save: *mut u32, next: u32) {
     );
     #[cfg(jostle_fpu)]
     naked_asm!(
-        // The assembler needs to be told the FPU exists (any FPv4/FPv5 has s16–s31).
-        ".fpu fpv4-sp-d16",
+        // Naked functions are assembled without the target's FPU: name the largest (a later
+        // piece of assembly in the image may use any); s16–s31 and FPSCR are in every one.
+        ".fpu fpv5-d16",
         "push {{r4-r11, lr}}",
         "vmrs r3, fpscr",
         "vpush {{s16-s31}}",
@@ -77,7 +78,9 @@ pub unsafe extern "C" fn switch(save: *mut u32, next: u32, limit: u32) {
     );
     #[cfg(jostle_fpu)]
     naked_asm!(
-        ".fpu fpv5-sp-d16",
+        // Naked functions are assembled without the target's FPU: name the largest (a later
+        // piece of assembly in the image may use any); s16–s31 and FPSCR are in every one.
+        ".fpu fpv5-d16",
         "push {{r4-r11, lr}}",
         "vmrs r3, fpscr",
         "vpush {{s16-s31}}",
@@ -164,7 +167,7 @@ pub unsafe extern "C" fn enter(sp: u32, msp: u32, limit: u32) -> ! {
     );
     #[cfg(all(jostle_fpu, not(jostle_stack_limit)))]
     naked_asm!(
-        ".fpu fpv4-sp-d16",
+        ".fpu fpv5-d16",
         "msr psp, r0",
         "msr msp, r1",
         "movs r2, #2",
@@ -179,7 +182,7 @@ pub unsafe extern "C" fn enter(sp: u32, msp: u32, limit: u32) -> ! {
     // one above the new stack pointer.
     #[cfg(all(jostle_fpu, jostle_stack_limit))]
     naked_asm!(
-        ".fpu fpv5-sp-d16",
+        ".fpu fpv5-d16",
         "movs r3, #0",
         "msr psplim, r3",
         "msr psp, r0",
