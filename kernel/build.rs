@@ -3,8 +3,13 @@ fn main() {
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo::rustc-check-cfg=cfg(jostle_armv6m)");
     println!("cargo::rustc-check-cfg=cfg(jostle_fpu)");
+    println!("cargo::rustc-check-cfg=cfg(jostle_stack_limit)");
     if target.starts_with("thumbv6m") {
         println!("cargo::rustc-cfg=jostle_armv6m");
+    }
+    // ARMv8-M mainline: the stack limit registers (PSPLIM) guard the tasks' stacks.
+    if target.starts_with("thumbv8m.main") {
+        println!("cargo::rustc-cfg=jostle_stack_limit");
     }
     if target.starts_with("thumb") && target.ends_with("eabihf") {
         println!("cargo::rustc-cfg=jostle_fpu");

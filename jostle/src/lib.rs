@@ -4,66 +4,91 @@
 
 pub use jostle_kernel::*;
 
-#[cfg(all(target_os = "none", feature = "mps2-an385"))]
-#[doc(hidden)]
-pub use jostle_board_mps2_an385 as __board;
-#[cfg(all(target_os = "none", feature = "nrf52840"))]
-#[doc(hidden)]
-pub use jostle_board_nrf52840 as __board;
-#[cfg(all(target_os = "none", feature = "rp2040"))]
-#[doc(hidden)]
-pub use jostle_board_rp2040 as __board;
-#[cfg(all(target_os = "none", feature = "stm32f411"))]
-#[doc(hidden)]
-pub use jostle_board_stm32f411 as __board;
+/// Picks the board crate of the one board feature enabled (as `__board`), and refuses a
+/// firmware build with none or with several.
+macro_rules! boards {
+    ($($feature:literal => $board:ident,)*) => {
+        $(
+            #[cfg(all(target_os = "none", feature = $feature))]
+            #[doc(hidden)]
+            pub use $board as __board;
+        )*
 
-#[cfg(all(
-    target_os = "none",
-    not(any(
-        all(
-            feature = "mps2-an385",
-            not(any(feature = "nrf52840", feature = "stm32f411", feature = "rp2040"))
-        ),
-        all(
-            feature = "nrf52840",
-            not(any(feature = "mps2-an385", feature = "stm32f411", feature = "rp2040"))
-        ),
-        all(
-            feature = "stm32f411",
-            not(any(feature = "mps2-an385", feature = "nrf52840", feature = "rp2040"))
-        ),
-        all(
-            feature = "rp2040",
-            not(any(feature = "mps2-an385", feature = "nrf52840", feature = "stm32f411"))
-        ),
-    ))
-))]
-compile_error!(
-    "choose exactly one board feature: mps2-an385 (default), nrf52840, stm32f411, rp2040 \
-     (e.g. --no-default-features --features nrf52840)"
-);
+        #[cfg(all(target_os = "none", not(any($(feature = $feature),*))))]
+        compile_error!(concat!(
+            "choose a board feature (--no-default-features --features BOARD), one of:"
+            $(, " ", $feature)*
+        ));
+
+        #[cfg(target_os = "none")]
+        const _: () = assert!(
+            0 $(+ cfg!(feature = $feature) as usize)* <= 1,
+            concat!("choose exactly one board feature, one of:" $(, " ", $feature)*)
+        );
+    };
+}
+
+boards! {
+    "mps2-an385" => jostle_board_mps2_an385,
+    "mps2-an386" => jostle_board_mps2_an386,
+    "mps2-an500" => jostle_board_mps2_an500,
+    "mps2-an505" => jostle_board_mps2_an505,
+    "microbit" => jostle_board_microbit,
+    "nrf52840" => jostle_board_nrf52840,
+    "stm32f411" => jostle_board_stm32f411,
+    "rp2040" => jostle_board_rp2040,
+}
 
 /// Defines the program's entry: `firmware!(main_task)` runs `main_task` as task 0, on the
 /// board under `target_os = "none"` and on the host port otherwise;
 /// `firmware!(main_task, interrupts: [UART, TIMER])` declares the firmware's interrupt
 /// sources (`static UART: Interrupt = Interrupt::requested(..)`), whose handlers the
-/// scheduler fires.
+/// scheduler fires. Task 0's stack is [`MAIN_STACK_BYTES`] (the board's) unless the firmware
+/// gives its size first: `firmware!(main_task, main_stack: 2048)`,
+/// `firmware!(main_task, main_stack: 2048, interrupts: [UART])`.
 #[macro_export]
 macro_rules! firmware {
     ($main:path) => {
         $crate::firmware!($main, interrupts: []);
     };
+    ($main:path, main_stack: $bytes:expr) => {
+        $crate::firmware!($main, main_stack: $bytes, interrupts: []);
+    };
     ($main:path, interrupts: [$($irq:path),* $(,)?]) => {
+        $crate::firmware!($main, main_stack: $crate::MAIN_STACK_BYTES, interrupts: [$($irq),*]);
+    };
+    ($main:path, main_stack: $bytes:expr, interrupts: [$($irq:path),* $(,)?]) => {
         #[cfg(target_os = "none")]
-        $crate::__board::entry!($main, interrupts: [$($irq),*]);
+        $crate::__board::entry!($main, main_stack: $bytes, interrupts: [$($irq),*]);
 
         #[cfg(not(target_os = "none"))]
         fn main() {
             static IRQS: &[&$crate::Interrupt] = &[$(&$irq),*];
+            // The host port gives every task a coroutine stack of its own size.
+            let _ = $bytes;
             $crate::port::run_with_interrupts($main, IRQS)
         }
     };
 }
+
+/// Bytes of task 0's stack (the [`firmware!`] main's) on the board built for, unless the
+/// firmware gives `main_stack`: 8 KiB where RAM is plenty, less on small boards (the
+/// micro:bit's 16 KiB). The host port ignores it.
+#[cfg(target_os = "none")]
+pub const MAIN_STACK_BYTES: usize = __board::MAIN_STACK_BYTES;
+/// Bytes of task 0's stack on the board built for (the host port ignores it).
+#[cfg(not(target_os = "none"))]
+pub const MAIN_STACK_BYTES: usize = 8192;
+
+/// Bytes that fit a spawned task's stack on the board built for, for firmware that does not
+/// need more (`static STACK: Stack<TASK_STACK_BYTES> = Stack::new();`, as `jostle new`'s
+/// program writes): 4 KiB where RAM is plenty, less on small boards. The host port gives
+/// every task a coroutine stack of its own size.
+#[cfg(target_os = "none")]
+pub const TASK_STACK_BYTES: usize = __board::TASK_STACK_BYTES;
+/// Bytes that fit a spawned task's stack (the host port ignores the size).
+#[cfg(not(target_os = "none"))]
+pub const TASK_STACK_BYTES: usize = 4096;
 
 /// Declares several concurrency tests in one firmware, each a main task with options of its
 /// own, for `cargo test` (the runner `jostle campaign` runs each as a campaign and prints

@@ -110,10 +110,18 @@ pub(crate) fn write_frames(bytes: &[u8]) {
     let _ = file.write_all(bytes);
 }
 
-/// Stack of the main task (task 0).
+/// Bytes of task 0's stack (the `firmware!` main's) unless the firmware says otherwise
+/// (`entry!(main_task, main_stack: 2048)`); a machine crate with little RAM says less.
+pub const MAIN_STACK_BYTES: usize = 8192;
+
+/// Bytes a spawned task's stack takes on this machine unless the firmware needs more (what
+/// `jostle new`'s program and the examples that fit give their tasks: `Stack<TASK_STACK_BYTES>`).
+pub const TASK_STACK_BYTES: usize = 4096;
+
+/// Stack of the main task (task 0) for [`run`].
 /// In `.uninit`: startup does not zero it, on every warm restart between runs.
 #[unsafe(link_section = ".uninit.JOSTLE_MAIN_STACK")]
-static MAIN_STACK: Stack<8192> = Stack::new();
+static MAIN_STACK: Stack<MAIN_STACK_BYTES> = Stack::new();
 
 /// Ends the run: flushes nothing (frames are written whole) and exits QEMU with `code`.
 /// With feature `rtt`, the frames went to `defmt-rtt`'s buffer instead; they are first
@@ -128,6 +136,16 @@ pub fn exit(code: u8) -> ! {
 /// the code [`entry!`] generates. A served boot reads each next run's block from QEMU's
 /// standard input ([`next_block`]).
 pub fn run(main: fn(), irqs: &'static [&'static jostle_kernel::Interrupt]) -> ! {
+    run_on(main, irqs, &MAIN_STACK)
+}
+
+/// [`run`], with task 0 on `stack` (the firmware's choice of size: [`entry!`]'s
+/// `main_stack`).
+pub fn run_on<const BYTES: usize>(
+    main: fn(),
+    irqs: &'static [&'static jostle_kernel::Interrupt],
+    stack: &'static Stack<BYTES>,
+) -> ! {
     #[cfg(feature = "config-static")]
     jostle_kernel::port::take_first_block(next_block);
     // A recorded RTT stream is copied out at the boot's end only: one run per boot.
@@ -136,7 +154,7 @@ pub fn run(main: fn(), irqs: &'static [&'static jostle_kernel::Interrupt]) -> ! 
     } else {
         Some(next_block)
     };
-    jostle_kernel::port::start_with_host(main, &MAIN_STACK, exit, irqs, next)
+    jostle_kernel::port::start_with_host(main, stack, exit, irqs, next)
 }
 
 /// Reads a served boot's next block from semihosting's standard input (QEMU's, which the
@@ -157,18 +175,28 @@ pub fn next_block(block: &mut [u8; jostle_kernel::config::BLOCK_LEN]) -> bool {
 }
 
 /// Defines the firmware's entry point: `entry!(main_task)` runs `main_task` as task 0;
-/// `entry!(main_task, interrupts: [UART, TIMER])` declares its interrupt sources.
+/// `entry!(main_task, interrupts: [UART, TIMER])` declares its interrupt sources;
+/// `entry!(main_task, main_stack: 2048, interrupts: [..])` gives task 0 a stack of that many
+/// bytes (default [`MAIN_STACK_BYTES`]; the `jostle` crate's `firmware!` passes the
+/// machine's).
 #[macro_export]
 macro_rules! entry {
     ($main:path) => {
         $crate::entry!($main, interrupts: []);
     };
     ($main:path, interrupts: [$($irq:path),* $(,)?]) => {
+        $crate::entry!($main, main_stack: $crate::MAIN_STACK_BYTES, interrupts: [$($irq),*]);
+    };
+    ($main:path, main_stack: $bytes:expr, interrupts: [$($irq:path),* $(,)?]) => {
         #[doc(hidden)]
         #[unsafe(export_name = "main")]
         pub unsafe extern "C" fn __jostle_entry() -> ! {
             static IRQS: &[&$crate::jostle_kernel::Interrupt] = &[$(&$irq),*];
-            $crate::run($main, IRQS)
+            // In `.uninit`: startup does not zero it, on every warm restart between runs.
+            #[unsafe(link_section = ".uninit.JOSTLE_MAIN_STACK")]
+            static MAIN_STACK: $crate::jostle_kernel::Stack<{ $bytes }> =
+                $crate::jostle_kernel::Stack::new();
+            $crate::run_on($main, IRQS, &MAIN_STACK)
         }
     };
 }

@@ -8,8 +8,8 @@ use jostle::*;
 static A: Mutex<()> = Mutex::new(());
 static B: Mutex<()> = Mutex::new(());
 static OWN2: Shared<u32> = Shared::new(0);
-static STACK1: Stack<4096> = Stack::new();
-static STACK2: Stack<4096> = Stack::new();
+static STACK1: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK2: Stack<TASK_STACK_BYTES> = Stack::new();
 
 fn t1() {
     let a = A.lock();

@@ -9,8 +9,8 @@ use jostle::*;
 static OUTER: Mutex<()> = Mutex::new(());
 static ACCT: Mutex<()> = Mutex::new(());
 static BALANCE: Shared<i32> = Shared::new(100);
-static STACK1: Stack<4096> = Stack::new();
-static STACK2: Stack<4096> = Stack::new();
+static STACK1: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK2: Stack<TASK_STACK_BYTES> = Stack::new();
 
 fn get_balance() -> i32 {
     let _g = ACCT.lock();

@@ -10,8 +10,8 @@ use jostle::*;
 /// 0: free; otherwise the task id + 1 of the owner.
 static OWNER: AtomicU32 = AtomicU32::new(0);
 static CLAIMS: AtomicU32 = AtomicU32::new(0);
-static STACK1: Stack<4096> = Stack::new();
-static STACK2: Stack<4096> = Stack::new();
+static STACK1: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK2: Stack<TASK_STACK_BYTES> = Stack::new();
 
 fn claim() {
     if OWNER.load(Ordering::Acquire) == 0 {

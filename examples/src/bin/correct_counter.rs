@@ -6,9 +6,9 @@
 use jostle::*;
 
 static COUNT: Mutex<u32> = Mutex::new(0);
-static STACK1: Stack<4096> = Stack::new();
-static STACK2: Stack<4096> = Stack::new();
-static STACK3: Stack<4096> = Stack::new();
+static STACK1: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK2: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK3: Stack<TASK_STACK_BYTES> = Stack::new();
 
 fn worker() {
     for _ in 0..arg_or(0, 5) {

@@ -15,8 +15,8 @@ use critical_section::Mutex;
 use jostle::*;
 
 static BALANCE: Mutex<RefCell<u32>> = Mutex::new(RefCell::new(100));
-static STACK1: Stack<4096> = Stack::new();
-static STACK2: Stack<4096> = Stack::new();
+static STACK1: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK2: Stack<TASK_STACK_BYTES> = Stack::new();
 
 fn withdraw() {
     let amount = arg_or(0, 60);

@@ -11,8 +11,8 @@ static VALUE: Shared<u32> = Shared::new(0);
 static FLAG: Shared<u32> = Shared::new(0);
 static N: Mutex<()> = Mutex::new(());
 static OWN2: Shared<u32> = Shared::new(0);
-static STACK1: Stack<4096> = Stack::new();
-static STACK2: Stack<4096> = Stack::new();
+static STACK1: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK2: Stack<TASK_STACK_BYTES> = Stack::new();
 
 // Each task body is an instrumented frame, so DrFinder knows which code may take `N`.
 fn t1() {

@@ -9,8 +9,8 @@ static X: Shared<u32> = Shared::new(0);
 static L: Mutex<()> = Mutex::new(());
 static OWN1: Shared<u32> = Shared::new(0);
 static OWN2: Shared<u32> = Shared::new(0);
-static STACK1: Stack<4096> = Stack::new();
-static STACK2: Stack<4096> = Stack::new();
+static STACK1: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK2: Stack<TASK_STACK_BYTES> = Stack::new();
 
 fn thread1() {
     let g = L.lock(); // 1

@@ -13,7 +13,7 @@ static SLOTS: [Shared<u32>; CAPACITY] = [const { Shared::new(0) }; CAPACITY];
 /// Next slot the producer fills, and next slot the consumer empties (both free-running).
 static HEAD: AtomicUsize = AtomicUsize::new(0);
 static TAIL: AtomicUsize = AtomicUsize::new(0);
-static PRODUCER: Stack<4096> = Stack::new();
+static PRODUCER: Stack<TASK_STACK_BYTES> = Stack::new();
 
 fn items() -> u32 {
     arg_or(0, 6)

@@ -21,8 +21,8 @@ static SCALED_LOCK: Mutex<()> = Mutex::new(());
 static RAW: Shared<u32> = Shared::new(0);
 static SCALED: Shared<u32> = Shared::new(0);
 static CALIBRATION: Shared<u32> = Shared::new(0);
-static STACK1: Stack<4096> = Stack::new();
-static STACK2: Stack<4096> = Stack::new();
+static STACK1: Stack<TASK_STACK_BYTES> = Stack::new();
+static STACK2: Stack<TASK_STACK_BYTES> = Stack::new();
 
 fn stages() {
     let g = RAW_LOCK.lock();

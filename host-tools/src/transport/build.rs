@@ -15,7 +15,19 @@ pub fn cargo_build(
     target: Option<&str>,
     target_dir: Option<&Path>,
 ) -> Result<PathBuf, JostleError> {
-    build(None, package, bin, target, target.is_some(), target_dir)
+    build(None, package, bin, target, target.is_some(), target_dir, None)
+}
+
+/// [`cargo_build`] for another board than the default one: the package's features are
+/// only `board` (`--no-default-features --features BOARD`), built for `target`.
+pub fn cargo_build_board(
+    package: &str,
+    bin: &str,
+    board: &str,
+    target: &str,
+    target_dir: Option<&Path>,
+) -> Result<PathBuf, JostleError> {
+    build(None, package, bin, Some(target), true, target_dir, Some(board))
 }
 
 /// [`cargo_build`] for a project of its own (a workspace outside Jostle's, such as
@@ -34,6 +46,7 @@ pub fn cargo_build_project(
         target,
         target.is_some(),
         target_dir,
+        None,
     )
 }
 
@@ -44,7 +57,7 @@ pub fn cargo_build_host_release(
     bin: &str,
     target_dir: Option<&Path>,
 ) -> Result<PathBuf, JostleError> {
-    build(None, package, bin, None, true, target_dir)
+    build(None, package, bin, None, true, target_dir, None)
 }
 
 fn build(
@@ -54,6 +67,7 @@ fn build(
     target: Option<&str>,
     release: bool,
     target_dir: Option<&Path>,
+    board: Option<&str>,
 ) -> Result<PathBuf, JostleError> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -71,6 +85,9 @@ fn build(
     }
     if let Some(target) = target {
         cmd.args(["--target", target]);
+    }
+    if let Some(board) = board {
+        cmd.args(["--no-default-features", "--features", board]);
     }
     if let Some(dir) = target_dir {
         cmd.arg("--target-dir").arg(dir);

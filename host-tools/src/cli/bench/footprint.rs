@@ -7,8 +7,8 @@ use anyhow::Context;
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
 use std::path::Path;
 
-/// Prints the kernel's flash and RAM in the image at `path`.
-pub(crate) fn footprint(path: &Path) -> anyhow::Result<()> {
+/// Prints the kernel's flash and RAM in the image at `path`, the row named `what`.
+pub(crate) fn footprint(path: &Path, what: &str) -> anyhow::Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let file =
         object::File::parse(&*bytes).with_context(|| format!("parsing {}", path.display()))?;
@@ -35,7 +35,7 @@ pub(crate) fn footprint(path: &Path) -> anyhow::Result<()> {
         }
     }
     println!(
-        "footprint    {}: kernel {:.1} KiB flash (goal <= 10 KiB), {ram} B kernel state + {logger} B logger RAM (goal <= 1 KiB at 8 tasks)",
+        "footprint    {what} {}: kernel {:.1} KiB flash (goal <= 10 KiB), {ram} B kernel state + {logger} B logger RAM (goal <= 1 KiB at 8 tasks)",
         path.file_name().unwrap_or_default().to_string_lossy(),
         flash as f64 / 1024.0
     );

@@ -68,54 +68,140 @@ pub(crate) fn kernel_costs(args: &BenchArgs) -> anyhow::Result<f64> {
             breakpoints: jostle_kernel::fixed::Vec::from_slice(&bps).unwrap_or_default(),
             ..Config::default()
         };
-        let outcome = run_checked(&fw, config)?;
-        let field = |line: &str, name: &str| super::fields(line, name).next();
-        let find = |prefix: &str| {
-            outcome
-                .logs
-                .iter()
-                .find(|l| l.starts_with(prefix))
-                .cloned()
-                .with_context(|| format!("sched_cost printed no `{prefix}` line"))
-        };
-        let cal = find("cost calibration")?;
-        let per_tick =
-            field(&cal, "instructions").unwrap_or(0.0) / field(&cal, "ticks").unwrap_or(1.0);
-        let per_point = |line: &str| {
-            field(line, "ticks").unwrap_or(0.0) * per_tick / field(line, "points").unwrap_or(1.0)
-        };
-        let point_cost = per_point(&find("cost point")?);
+        let c = costs(&fw, config)?;
         if strategy == StrategyId::Random {
-            task_point = point_cost;
+            task_point = c.point;
         }
-        let access_cost = per_point(&find("cost access")?);
-        let solo_cost = per_point(&find("cost solo")?);
-        let ping = find("cost pingpong")?;
-        let mean_point =
-            field(&ping, "ticks").unwrap_or(0.0) * per_tick / field(&ping, "points").unwrap_or(1.0);
-        // Each point of a second ping-pong timed on its own (the timing's cost taken off):
-        // a point that switched, its draw included, and one that drew but stayed.
-        let split = find("cost split")?;
-        let overhead = field(&split, "overhead_ticks").unwrap_or(0.0)
-            / field(&split, "overhead_points").unwrap_or(1.0);
-        let per = |kind: &str| {
-            let points = field(&split, kind).unwrap_or(0.0);
-            let ticks = field(&split, &format!("{kind}_ticks")).unwrap_or(0.0);
-            // PCT runs the higher-priority task until it yields: it may never stay.
-            if points >= 10.0 {
-                format!("{:>6.1}", (ticks / points - overhead) * per_tick)
-            } else {
-                format!("{:>6}", "-")
-            }
-        };
         println!(
-            "kernel cost  {:<9} yield point {point_cost:>6.1}  access (not a breakpoint) {access_cost:>6.1}  two tasks: mean point {mean_point:>6.1}, point that stays {}, point with switch {}  lone task watched for starvation: yield {solo_cost:>6.1}  ({per_tick:.0} instr/tick)",
+            "kernel cost  {:<9} yield point {:>6.1}  access (not a breakpoint) {:>6.1}  two tasks: mean point {:>6.1}, point that stays {}, point with switch {}  lone task watched for starvation: yield {:>6.1}  ({:.0} instr/tick)",
             jostle_host_tools::engine::targeting::strategy_name(strategy),
-            per("stayed"),
-            per("switched"),
+            c.point,
+            c.access,
+            c.mean_point,
+            shown(c.stays),
+            shown(c.switch),
+            c.solo,
+            c.per_tick,
         );
     }
     Ok(task_point)
+}
+
+/// The cores `jostle bench --only kernel` measures: the core, its QEMU board (the feature
+/// that builds for it) and its target.
+const CORES: &[(&str, &str, &str)] = &[
+    ("M0", "microbit", "thumbv6m-none-eabi"),
+    ("M3", "mps2-an385", "thumbv7m-none-eabi"),
+    ("M4F", "mps2-an386", "thumbv7em-none-eabihf"),
+    ("M33", "mps2-an505", "thumbv8m.main-none-eabihf"),
+];
+
+/// The kernel's costs on every core of [`CORES`] (Random, the `sched_cost` firmware built for
+/// the core's board), and its flash and RAM there (`correct_counter`).
+pub(crate) fn core_costs(args: &BenchArgs) -> anyhow::Result<()> {
+    println!(
+        "core cost    (instructions, Random, trace=results; goal: point <= 50, switch <= 120; with an FPU a switch keeps s16-s31 and FPSCR too)"
+    );
+    for &(core, board, target) in CORES {
+        let dir = args.firmware.target_dir.as_ref().map(|d| d.join("cores"));
+        let build = |package: &str, bin: &str| {
+            jostle_host_tools::transport::build::cargo_build_board(
+                package,
+                bin,
+                board,
+                target,
+                dir.as_deref(),
+            )
+            .with_context(|| {
+                format!("{core} ({board}): the kernel rows need the Jostle workspace ({package})")
+            })
+        };
+        let fw = jostle_host_tools::transport::load_firmware(&build(
+            "jostle-test-firmware",
+            "sched_cost",
+        )?)?;
+        let config = Config {
+            trace: TraceLevel::Results,
+            ..Config::default()
+        };
+        let c = costs(&fw, config)?;
+        println!(
+            "core cost    {core:<4} {board:<11} {target:<26} yield point {:>6.1}  access {:>6.1}  point that stays {}  point with switch {}",
+            c.point,
+            c.access,
+            shown(c.stays),
+            shown(c.switch),
+        );
+        let footprint = build("jostle-examples", "correct_counter")?;
+        super::footprint::footprint(&footprint, &format!("{core:<4} {board:<11}"))?;
+    }
+    Ok(())
+}
+
+/// What `sched_cost` measured in one run, in instructions.
+struct Costs {
+    /// A lone task's yield point.
+    point: f64,
+    /// An access at a site no breakpoint names.
+    access: f64,
+    /// A point of the two-task ping-pong, on average.
+    mean_point: f64,
+    /// A point of the ping-pong that drew and stayed, and one that switched (`None`: too
+    /// few to say).
+    stays: Option<f64>,
+    switch: Option<f64>,
+    /// A lone task's yield while the starvation watch is on.
+    solo: f64,
+    /// Instructions per SysTick tick (the calibration).
+    per_tick: f64,
+}
+
+/// A figure, or `-` when there is none.
+fn shown(v: Option<f64>) -> String {
+    match v {
+        Some(v) => format!("{v:>6.1}"),
+        None => format!("{:>6}", "-"),
+    }
+}
+
+/// Runs `sched_cost` (`fw`) under `config` and reads its figures.
+fn costs(fw: &jostle_host_tools::trace::elf::Firmware, config: Config) -> anyhow::Result<Costs> {
+    let outcome = run_checked(fw, config)?;
+    let field = |line: &str, name: &str| super::fields(line, name).next();
+    let find = |prefix: &str| {
+        outcome
+            .logs
+            .iter()
+            .find(|l| l.starts_with(prefix))
+            .cloned()
+            .with_context(|| format!("sched_cost printed no `{prefix}` line"))
+    };
+    let cal = find("cost calibration")?;
+    let per_tick = field(&cal, "instructions").unwrap_or(0.0) / field(&cal, "ticks").unwrap_or(1.0);
+    let per_point = |line: &str| {
+        field(line, "ticks").unwrap_or(0.0) * per_tick / field(line, "points").unwrap_or(1.0)
+    };
+    let ping = find("cost pingpong")?;
+    // Each point of a second ping-pong timed on its own (the timing's cost taken off): a
+    // point that switched, its draw included, and one that drew but stayed.
+    let split = find("cost split")?;
+    let overhead = field(&split, "overhead_ticks").unwrap_or(0.0)
+        / field(&split, "overhead_points").unwrap_or(1.0);
+    let per = |kind: &str| {
+        let points = field(&split, kind).unwrap_or(0.0);
+        let ticks = field(&split, &format!("{kind}_ticks")).unwrap_or(0.0);
+        // PCT runs the higher-priority task until it yields: it may never stay.
+        (points >= 10.0).then(|| (ticks / points - overhead) * per_tick)
+    };
+    Ok(Costs {
+        point: per_point(&find("cost point")?),
+        access: per_point(&find("cost access")?),
+        mean_point: per_point(&ping),
+        stays: per("stayed"),
+        switch: per("switched"),
+        solo: per_point(&find("cost solo")?),
+        per_tick,
+    })
 }
 
 /// One run of `fw` on QEMU under `config`; an error if the stream had one.

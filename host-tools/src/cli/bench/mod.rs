@@ -107,7 +107,8 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
         kernel_costs::poll_cost(&args, task_point)?;
         kernel_costs::rtic_cost(&args, task_point)?;
         restart_cost::restart_cost(&args)?;
-        footprint::footprint(&fw.path)?;
+        footprint::footprint(&fw.path, "M3  ")?;
+        kernel_costs::core_costs(&args)?;
     }
     Ok(0)
 }

@@ -2,11 +2,24 @@
 //!
 //! A task's context is its stack pointer; everything else lives on its stack. The switch
 //! is a normal function call, so the caller has already saved r0–r3, r12 and the flags as
-//! the AAPCS requires; the switch pushes the callee-saved registers (r4–r11, and s16–s31
-//! with a hardware FPU) and the return address, stores sp in `*save`, loads `next`, and pops
-//! the other task's registers, returning into it. On ARMv7-M that is five instructions.
+//! the AAPCS requires; the switch pushes the callee-saved registers (r4–r11) and the return
+//! address, stores sp in `*save`, loads `next`, and pops the other task's registers,
+//! returning into it. On ARMv7-M that is five instructions.
+//!
+//! With a hardware FPU (`eabihf` targets: Cortex-M4F, M7, M33) a task's floating-point state
+//! is its own too: the callee-saved s16–s31 (d8–d15 on a double-precision FPU) and FPSCR,
+//! whose rounding mode and flush-to-zero bits a task may set for itself, as it would under a
+//! preemptive RTOS whose switch stacks them. s0–s15 need no saving here (the call clobbers
+//! them). An interrupt handler's float registers are the hardware's: a fired handler is a
+//! real exception, which stacks s0–s15 and FPSCR lazily in the frame it pushes on the task's
+//! stack (CONTROL.FPCA is set once a task ran an FP instruction, and the switch is one);
+//! handlers never switch tasks, so no lazily reserved frame is ever left behind by a switch.
 //!
 //! ARMv6-M (Cortex-M0/M0+) can push only r0–r7 and lr, so r8–r11 travel through r4–r7.
+//!
+//! ARMv8-M mainline (Cortex-M33) guards a task's stack with PSPLIM, the process stack
+//! pointer's limit (see `guard`): the switch loads the next task's limit between the two
+//! stack pointers (its third argument), so the limit always belongs to the stack in use.
 //!
 //! A new task's stack is laid out as if it had called the switch from the first instruction
 //! of [`task_trampoline`]: zeroed callee-saved registers, except r4 which holds the entry
@@ -19,7 +32,7 @@ use core::arch::naked_asm;
 ///
 /// # Safety
 /// `next` must be a stack pointer produced by this function or by [`initial_frame`].
-#[cfg(not(jostle_armv6m))]
+#[cfg(not(any(jostle_armv6m, jostle_stack_limit)))]
 #[unsafe(naked)]
 pub unsafe extern "C" fn switch(save: *mut u32, next: u32) {
     #[cfg(not(jostle_fpu))]
@@ -31,15 +44,75 @@ pub unsafe extern "C" fn switch(save: *mut u32, next: u32) {
     );
     #[cfg(jostle_fpu)]
     naked_asm!(
-        // The assembler needs to be told the FPU exists (any FPv4/FPv5 has s16–s31).
-        ".fpu fpv4-sp-d16",
+        // Naked functions are assembled without the target's FPU: name the largest (a later
+        // piece of assembly in the image may use any); s16–s31 and FPSCR are in every one.
+        ".fpu fpv5-d16",
         "push {{r4-r11, lr}}",
+        "vmrs r3, fpscr",
         "vpush {{s16-s31}}",
+        "push {{r3}}",
         "str sp, [r0]",
         "mov sp, r1",
+        "pop {{r3}}",
         "vpop {{s16-s31}}",
+        "vmsr fpscr, r3",
         "pop {{r4-r11, pc}}",
     );
+}
+
+/// ARMv8-M mainline variant of the switch: `limit` is the next task's PSPLIM, loaded before
+/// its stack pointer (a stack pointer below the limit in force faults at once).
+///
+/// # Safety
+/// As for the ARMv7-M variant; `limit` must be at or below `next`.
+#[cfg(jostle_stack_limit)]
+#[unsafe(naked)]
+pub unsafe extern "C" fn switch(save: *mut u32, next: u32, limit: u32) {
+    #[cfg(not(jostle_fpu))]
+    naked_asm!(
+        "push {{r4-r11, lr}}",
+        "str sp, [r0]",
+        "msr psplim, r2",
+        "mov sp, r1",
+        "pop {{r4-r11, pc}}",
+    );
+    #[cfg(jostle_fpu)]
+    naked_asm!(
+        // Naked functions are assembled without the target's FPU: name the largest (a later
+        // piece of assembly in the image may use any); s16–s31 and FPSCR are in every one.
+        ".fpu fpv5-d16",
+        "push {{r4-r11, lr}}",
+        "vmrs r3, fpscr",
+        "vpush {{s16-s31}}",
+        "push {{r3}}",
+        "str sp, [r0]",
+        "msr psplim, r2",
+        "mov sp, r1",
+        "pop {{r3}}",
+        "vpop {{s16-s31}}",
+        "vmsr fpscr, r3",
+        "pop {{r4-r11, pc}}",
+    );
+}
+
+/// Resumes task stack `next` (whose stack's lowest address is `base`), saving the running
+/// one's stack pointer in `*save`: [`switch`], with the next stack's limit where the CPU has
+/// one. Inlined, so that where it has none the base costs nothing.
+///
+/// # Safety
+/// As for [`switch`]; `base` is the lowest address of the stack `next` points into.
+#[inline(always)]
+pub unsafe fn switch_stack(save: *mut u32, next: u32, base: usize) {
+    // SAFETY: per the contract.
+    unsafe {
+        #[cfg(jostle_stack_limit)]
+        switch(save, next, super::guard::limit(base));
+        #[cfg(not(jostle_stack_limit))]
+        {
+            let _ = base;
+            switch(save, next);
+        }
+    }
 }
 
 /// ARMv6-M variant of the switch (see the module doc).
@@ -78,11 +151,12 @@ pub unsafe extern "C" fn switch(save: *mut u32, next: u32) {
 /// stack (which is what went wrong without LTO, when that change was a function of its own).
 ///
 /// # Safety
-/// Thread mode, privileged, on the main stack; `sp` as for [`switch`]'s `next`.
+/// Thread mode, privileged, on the main stack; `sp` as for [`switch`]'s `next`; `limit` (the
+/// stack's PSPLIM, ARMv8-M mainline only; ignored elsewhere) at or below it.
 #[cfg(not(jostle_armv6m))]
 #[unsafe(naked)]
-pub unsafe extern "C" fn enter(sp: u32, msp: u32) -> ! {
-    #[cfg(not(jostle_fpu))]
+pub unsafe extern "C" fn enter(sp: u32, msp: u32, limit: u32) -> ! {
+    #[cfg(not(any(jostle_fpu, jostle_stack_limit)))]
     naked_asm!(
         "msr psp, r0",
         "msr msp, r1",
@@ -91,15 +165,47 @@ pub unsafe extern "C" fn enter(sp: u32, msp: u32) -> ! {
         "isb",
         "pop {{r4-r11, pc}}",
     );
-    #[cfg(jostle_fpu)]
+    #[cfg(all(jostle_fpu, not(jostle_stack_limit)))]
     naked_asm!(
-        ".fpu fpv4-sp-d16",
+        ".fpu fpv5-d16",
         "msr psp, r0",
         "msr msp, r1",
         "movs r2, #2",
         "msr control, r2",
         "isb",
+        "pop {{r3}}",
         "vpop {{s16-s31}}",
+        "vmsr fpscr, r3",
+        "pop {{r4-r11, pc}}",
+    );
+    // The limit is cleared first: the last run of this boot (a warm restart) may have left
+    // one above the new stack pointer.
+    #[cfg(all(jostle_fpu, jostle_stack_limit))]
+    naked_asm!(
+        ".fpu fpv5-d16",
+        "movs r3, #0",
+        "msr psplim, r3",
+        "msr psp, r0",
+        "msr psplim, r2",
+        "msr msp, r1",
+        "movs r2, #2",
+        "msr control, r2",
+        "isb",
+        "pop {{r3}}",
+        "vpop {{s16-s31}}",
+        "vmsr fpscr, r3",
+        "pop {{r4-r11, pc}}",
+    );
+    #[cfg(all(not(jostle_fpu), jostle_stack_limit))]
+    naked_asm!(
+        "movs r3, #0",
+        "msr psplim, r3",
+        "msr psp, r0",
+        "msr psplim, r2",
+        "msr msp, r1",
+        "movs r2, #2",
+        "msr control, r2",
+        "isb",
         "pop {{r4-r11, pc}}",
     );
 }
@@ -110,7 +216,7 @@ pub unsafe extern "C" fn enter(sp: u32, msp: u32) -> ! {
 /// As for the ARMv7-M variant.
 #[cfg(jostle_armv6m)]
 #[unsafe(naked)]
-pub unsafe extern "C" fn enter(sp: u32, msp: u32) -> ! {
+pub unsafe extern "C" fn enter(sp: u32, msp: u32, _limit: u32) -> ! {
     naked_asm!(
         "msr psp, r0",
         "msr msp, r1",
@@ -138,11 +244,12 @@ unsafe extern "C" fn task_trampoline() {
     );
 }
 
-/// Words the switch keeps on a stack.
+/// Words the switch keeps on a stack: r4–r11 and the return address; with an FPU, FPSCR
+/// (lowest) and s16–s31 below them.
 #[cfg(not(jostle_fpu))]
 const FRAME_WORDS: usize = 9;
 #[cfg(jostle_fpu)]
-const FRAME_WORDS: usize = 9 + 16;
+const FRAME_WORDS: usize = 9 + 16 + 1;
 
 /// Index, within a frame, of the saved r4 and of the saved return address.
 #[cfg(not(jostle_armv6m))]
@@ -152,7 +259,8 @@ const R4_AT: usize = 4;
 const PC_AT: usize = FRAME_WORDS - 1;
 
 /// Writes a new task's first frame below `top` (8-byte aligned) and returns its stack
-/// pointer, ready for [`switch`].
+/// pointer, ready for [`switch`]. With an FPU the task's FPSCR starts as FPDSCR says, the
+/// default the architecture gives every new floating-point context.
 ///
 /// # Safety
 /// `top` must be the 8-aligned end of a writable stack with room for the frame.
@@ -162,6 +270,11 @@ pub unsafe fn initial_frame(top: *mut u32, entry: fn()) -> u32 {
         let sp = top.sub(FRAME_WORDS);
         for i in 0..FRAME_WORDS {
             sp.add(i).write_volatile(0);
+        }
+        #[cfg(jostle_fpu)]
+        {
+            const FPDSCR: *const u32 = 0xE000_EF3C as *const u32;
+            sp.write_volatile(FPDSCR.read_volatile());
         }
         sp.add(R4_AT).write_volatile(entry as usize as u32);
         sp.add(PC_AT)
@@ -200,145 +313,3 @@ pub unsafe fn restart(vtor: u32) -> ! {
     }
 }
 
-/// The MPU's registers (PMSAv6/PMSAv7 share this layout).
-const MPU_TYPE: *mut u32 = 0xE000_ED90 as *mut u32;
-const MPU_CTRL: *mut u32 = 0xE000_ED94 as *mut u32;
-const MPU_RNR: *mut u32 = 0xE000_ED98 as *mut u32;
-const MPU_RBAR: *mut u32 = 0xE000_ED9C as *mut u32;
-const MPU_RASR: *mut u32 = 0xE000_EDA0 as *mut u32;
-
-/// The MPU region that guards the stack of a running task without a region of its own
-/// (the highest-numbered region wins where regions overlap, so it is the CPU's last).
-static mut GUARD_REGION: u32 = 0;
-
-/// Tasks `0..OWN_GUARDS` have a guard region of their own, region `t`, set when the task's
-/// stack is laid out and cleared when the task ends: a switch between them writes no MPU
-/// register. Tasks from `OWN_GUARDS` on share [`GUARD_REGION`], moved at every switch.
-static mut OWN_GUARDS: u32 = 0;
-
-/// A guard's attributes: XN (bit 28), AP = 000 (no access), SIZE = 4 (2^(4+1) = 32 bytes),
-/// ENABLE.
-const GUARD_RASR: u32 = (1 << 28) | (4 << 1) | 1;
-
-/// Sets up the stack guards: 32-byte regions, no access, no execution, one per task for
-/// the first tasks ([`guard_own`]) and one moved to the running task's guard at every
-/// switch for the others ([`guard`]); the default memory map stays in force elsewhere
-/// (PRIVDEFENA). Every guard region starts disabled. Returns `false`, leaving the MPU
-/// alone, when the CPU has none (the canary is then the only guard).
-///
-/// # Safety
-/// Before the first task of a run, in privileged thread mode.
-pub unsafe fn guard_init() -> bool {
-    // SAFETY: System Control Space registers, present on every Cortex-M (MPU_TYPE reads 0
-    // without an MPU).
-    unsafe {
-        let regions = (MPU_TYPE.read_volatile() >> 8) & 0xFF;
-        if regions == 0 {
-            return false;
-        }
-        GUARD_REGION = regions - 1;
-        OWN_GUARDS = regions - 1;
-        // Only the regions still enabled are written: under QEMU every RBAR, RASR or CTRL
-        // write flushes the translation cache (RNR and reads do not), and a run's tasks
-        // leave theirs disabled when they end.
-        for r in 0..regions {
-            MPU_RNR.write_volatile(r);
-            if MPU_RASR.read_volatile() & 1 != 0 {
-                MPU_RASR.write_volatile(0);
-            }
-        }
-        // ENABLE | PRIVDEFENA; HFNMIENA clear, so fault handlers may read the guard.
-        MPU_CTRL.write_volatile(0b101);
-        core::arch::asm!("dsb", "isb");
-        true
-    }
-}
-
-/// Does task `t` have a guard region of its own (see [`OWN_GUARDS`])?
-#[inline(always)]
-pub fn owns_guard(t: u8) -> bool {
-    // SAFETY: written only by `guard_init`, before the run's first task.
-    u32::from(t) < unsafe { OWN_GUARDS }
-}
-
-/// Guards the stack of task `t` (one that [`owns_guard`]) whose lowest address is `base`
-/// (32-byte aligned), from now until [`unguard`].
-///
-/// # Safety
-/// After [`guard_init`] returned `true`; nothing may write `base..base + 32` afterwards.
-pub unsafe fn guard_own(t: u8, base: usize) {
-    // SAFETY: RBAR with VALID (bit 4) selects region `t` and sets its base; RASR then
-    // enables it; the `dsb` makes it take effect before the task runs.
-    unsafe {
-        MPU_RBAR.write_volatile(base as u32 | (1 << 4) | u32::from(t));
-        MPU_RASR.write_volatile(GUARD_RASR);
-        core::arch::asm!("dsb", options(nostack, preserves_flags));
-    }
-}
-
-/// Lifts task `t`'s guard (it ended: its stack may be laid out again for another task).
-/// For a task that does not [`owns_guard`], lifts the shared guard.
-///
-/// # Safety
-/// After [`guard_init`] returned `true`.
-pub unsafe fn unguard(t: u8) {
-    // SAFETY: selecting a region and disabling it.
-    unsafe {
-        let region = if owns_guard(t) {
-            u32::from(t)
-        } else {
-            GUARD_REGION
-        };
-        MPU_RNR.write_volatile(region);
-        MPU_RASR.write_volatile(0);
-        core::arch::asm!("dsb", options(nostack, preserves_flags));
-    }
-}
-
-/// Moves the shared guard to the stack whose lowest address is `base` (32-byte aligned),
-/// for a task that does not [`owns_guard`].
-///
-/// # Safety
-/// After [`guard_init`] returned `true`.
-#[inline(always)]
-pub unsafe fn guard(base: usize) {
-    // SAFETY: RBAR with VALID (bit 4) selects the shared region and sets its base in one
-    // write, RASR enables it (it starts disabled); the `dsb` makes it take effect before
-    // the task runs (the exception return or the switch's `pop` is the synchronising point
-    // for instruction fetches).
-    unsafe {
-        MPU_RBAR.write_volatile(base as u32 | (1 << 4) | GUARD_REGION);
-        MPU_RASR.write_volatile(GUARD_RASR);
-        core::arch::asm!("dsb", options(nostack, preserves_flags));
-    }
-}
-
-/// Runs `f` with the MPU off, then puts `MPU_CTRL` back as it was (see
-/// [`super::unguarded`]).
-///
-/// # Safety
-/// After [`guard_init`] returned `true`; `f` must reach no scheduling point.
-#[inline(always)]
-pub unsafe fn unguarded<R>(f: impl FnOnce() -> R) -> R {
-    // SAFETY: per the contract, the MPU exists; restoring the saved control word restores
-    // the guard exactly as it was (or leaves it off after `guard_off`).
-    unsafe {
-        let ctrl = MPU_CTRL.read_volatile();
-        MPU_CTRL.write_volatile(0);
-        core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
-        let r = f();
-        MPU_CTRL.write_volatile(ctrl);
-        core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
-        r
-    }
-}
-
-/// Turns the MPU off (before a restart, whose startup code writes every stack).
-#[inline(always)]
-pub fn guard_off() {
-    // SAFETY: clearing MPU_CTRL only restores the default memory map.
-    unsafe {
-        MPU_CTRL.write_volatile(0);
-        core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
-    }
-}

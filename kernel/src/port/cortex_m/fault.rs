@@ -7,10 +7,11 @@
 //! the faulting task's stack. The fault status registers (CFSR, HFSR, MMFAR, BFAR) are read
 //! as they are; the host decodes them into words. ARMv6-M has none of them (they read as 0).
 //!
-//! A stack overflow is reported only on evidence: the task's canary is overwritten, or the
+//! A stack overflow is reported only on evidence: the task's canary is overwritten, the
 //! stack pointer or the faulting address lies in the task's guard (its lowest 32 bytes, which
-//! the MPU forbids: see `arch::guard_init`) or just below its stack (the failed
-//! exception stacking of an overflowing task).
+//! the MPU forbids: see `guard`) or just below its stack (the failed exception stacking of an
+//! overflowing task), or the CPU says its stack limit was hit (ARMv8-M's STKOF, on the
+//! process stack).
 
 use super::{CANARY, CANARY_WORDS, end_unstarted, ending, finish, kernel, started};
 use crate::event::{Event, NO_TASK, Verdict};
@@ -61,6 +62,12 @@ impl Status {
         }
     }
 
+    /// Did an instruction or an exception entry move a stack pointer below its limit (UFSR's
+    /// STKOF, ARMv8-M mainline; never set elsewhere)?
+    fn stack_limit_hit(&self) -> bool {
+        self.cfsr & (1 << 20) != 0
+    }
+
     /// The faulting data address, when the CPU recorded one (MMARVALID or BFARVALID).
     fn address(&self) -> Option<usize> {
         if self.cfsr & (1 << 7) != 0 {
@@ -101,7 +108,11 @@ pub fn report_hard_fault(ctx: &FaultContext, exit: fn(u8) -> !) -> ! {
         let in_guard = |a: usize| a < guard && a + BELOW_BASE >= base;
         let canary_broken =
             (0..CANARY_WORDS).any(|i| (base as *const u32).add(i).read_volatile() != CANARY);
-        if on_psp && (canary_broken || in_guard(frame_at) || status.address().is_some_and(in_guard))
+        if on_psp
+            && (canary_broken
+                || status.stack_limit_hit()
+                || in_guard(frame_at)
+                || status.address().is_some_and(in_guard))
         {
             Event::StackOverflow {
                 t,

@@ -9,13 +9,10 @@
 //! nothing needs a stack of its own, and the framework's stack use is the one it would have
 //! without Jostle.
 
-use super::{Boot, GLOBAL, KERNEL, KERNEL_OWNER, Kernel, NextBlock, kernel, kernel_owner};
-use super::{DefmtSink, arch, boot, end_unstarted, ending, finish, nvic, point, run_index};
-use crate::event::{Event, Verdict};
+use super::{Boot, Kernel, NextBlock, finish, kernel, nvic, point};
 use crate::op::Op;
+use crate::sched::Next;
 use crate::sched::irq::{Firing, IrqSource, MAX_IRQS};
-use crate::sched::{Core, Next};
-use crate::task::MAX_TASKS;
 
 /// The `firing` of a kernel that fired nothing.
 pub(super) const NOT_FIRING: u8 = 0xFF;
@@ -48,49 +45,13 @@ pub fn adopt(exit: fn(u8) -> !, next_block: Option<NextBlock>) {
     if super::started() {
         return;
     }
-    let mut config = crate::config::Config::default();
-    let crc = match boot::read_config(&mut config) {
-        Ok(crc) => crc,
-        Err(reason) => {
-            ending();
-            Event::ConfigRejected {
-                reason: reason as u8,
-            }
-            .emit_defmt();
-            end_unstarted(Verdict::ConfigRejected, exit)
-        }
-    };
-    let run = boot::batch_index(crc, config.runs);
-    config.seed = config.seed.wrapping_add(u64::from(run_index(&config, run)));
-    let boot = Boot {
-        exit,
-        irqs: &[],
-        next_block,
-    };
     // SAFETY: thread mode, before anything refers to the kernel (as in `start_with_host`).
     unsafe {
-        let owner = KERNEL_OWNER.0.get();
-        if run > 0 && owner.read_volatile() == kernel_owner() {
-            (*kernel()).restart(&config, run, crc, boot);
-        } else {
-            (*KERNEL.0.get()).write(Kernel {
-                core: Core::new(&config, run_index(&config, run), DefmtSink),
-                sp: [0; MAX_TASKS],
-                stacks: [(0, 0); MAX_TASKS],
-                current: 0,
-                guarded: arch::guard_init(),
-                args: config.args.clone(),
-                test: config.test,
-                boot,
-                lines: crate::fixed::Vec::new(),
-                firing: NOT_FIRING,
-                run,
-                runs: config.runs,
-                crc,
-            });
-            owner.write_volatile(kernel_owner());
-        }
-        *GLOBAL.started.get() = true;
+        super::begin(Boot {
+            exit,
+            irqs: &[],
+            next_block,
+        });
         // Task 0 is the caller: its first step (`Start`) is the run's first decision.
         match (*kernel()).core.decide() {
             Next::Run(_) => {}

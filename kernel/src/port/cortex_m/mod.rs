@@ -11,6 +11,7 @@ mod boot;
 mod cs;
 mod fault;
 mod framework;
+mod guard;
 mod nvic;
 mod systick;
 mod vectors;
@@ -148,10 +149,38 @@ fn kernel_owner() -> u32 {
 }
 
 impl Kernel {
-    /// Run `run` of `config` on the kernel the last run of this boot left: every field set
-    /// again, as a new one would be, without building one and copying it into place.
+    /// Writes a kernel with no run at `this`, field by field (see `Core::init_at_rest`: a
+    /// whole kernel built on the boot stack and moved into place took some 6 KiB of it).
+    ///
+    /// # Safety
+    /// `this` is valid for writes of a `Kernel`.
+    #[inline(never)]
+    unsafe fn init_at_rest(this: *mut Kernel, boot: Boot) {
+        // SAFETY: per the contract, each field through its own place. (A field added to
+        // `Kernel` stops the build in `restart`'s pattern: add its line here.)
+        unsafe {
+            Core::init_at_rest(&raw mut (*this).core, DefmtSink);
+            (&raw mut (*this).current).write(0);
+            (&raw mut (*this).guarded).write(false);
+            (&raw mut (*this).sp).write([0; MAX_TASKS]);
+            (&raw mut (*this).stacks).write([(0, 0); MAX_TASKS]);
+            (&raw mut (*this).args).write(crate::fixed::Vec::new());
+            (&raw mut (*this).test).write(0);
+            (&raw mut (*this).boot).write(boot);
+            (&raw mut (*this).lines).write(crate::fixed::Vec::new());
+            (&raw mut (*this).firing).write(framework::NOT_FIRING);
+            (&raw mut (*this).run).write(0);
+            (&raw mut (*this).runs).write(0);
+            (&raw mut (*this).crc).write(0);
+        }
+    }
+
+    /// Run `run` of `config` on the kernel the last run of this boot left (or a new one at
+    /// rest): every field set again, as a new one would be, without building one and
+    /// copying it into place.
     fn restart(&mut self, config: &crate::config::Config, run: u32, crc: u32, boot: Boot) {
-        // Named field by field, with no `..`: a field added to `Kernel` must be set here.
+        // Named field by field, with no `..`: a field added to `Kernel` must be set here (and
+        // in `init_at_rest`).
         let Kernel {
             core,
             // `prepare` writes a task's entries before anything reads them (a spawn's
@@ -172,7 +201,7 @@ impl Kernel {
         core.restart(config, run_index(config, run));
         *current = 0;
         // SAFETY: before the first task, in privileged thread mode.
-        *guarded = unsafe { arch::guard_init() };
+        *guarded = unsafe { guard::guard_init() };
         args.clear();
         let _ = args.extend_from_slice(&config.args);
         *test = config.test;
@@ -204,7 +233,7 @@ unsafe fn finish(code: u8) -> ! {
     unsafe {
         let k = kernel();
         // Startup code writes all of RAM again, the guarded stack included.
-        arch::guard_off();
+        guard::guard_off();
         // Thread mode: a task (on the process stack), or a framework's main adopted as
         // task 0 (on the main stack, `adopt`); either restarts in place.
         let from_task = cortex_m::peripheral::SCB::vect_active()
@@ -302,6 +331,41 @@ pub fn take_first_block(next_block: NextBlock) {
     }
 }
 
+/// Reads the boot's configuration block and starts its run on the kernel: the one the last
+/// run of this boot left in `.uninit` (a warm restart), or one written there at rest. A
+/// refused block ends the boot with `ConfigRejected` before anything runs.
+///
+/// # Safety
+/// Thread mode, before anything refers to the kernel.
+#[inline(never)]
+unsafe fn begin(boot: Boot) {
+    let mut config = crate::config::Config::default();
+    let crc = match boot::read_config(&mut config) {
+        Ok(crc) => crc,
+        Err(reason) => {
+            ending();
+            Event::ConfigRejected {
+                reason: reason as u8,
+            }
+            .emit_defmt();
+            end_unstarted(Verdict::ConfigRejected, boot.exit)
+        }
+    };
+    let run = boot::batch_index(crc, config.runs);
+    config.seed = config.seed.wrapping_add(u64::from(run_index(&config, run)));
+    // SAFETY: per the contract.
+    unsafe {
+        let owner = KERNEL_OWNER.0.get();
+        let k = kernel();
+        if run == 0 || owner.read_volatile() != kernel_owner() {
+            Kernel::init_at_rest(k, boot);
+            owner.write_volatile(kernel_owner());
+        }
+        (*k).restart(&config, run, crc, boot);
+        *GLOBAL.started.get() = true;
+    }
+}
+
 /// [`start_with_interrupts`], on a board that can read blocks from the host as the runs
 /// go: a block with `runs` [`SERVED`] has the board read each next run's block with
 /// `next_block`, so that one boot serves any number of runs.
@@ -316,52 +380,14 @@ pub fn start_with_host<const BYTES: usize>(
     if !nvic::init(irqs) {
         panic!("no more distinct interrupt priorities than the NVIC implements");
     }
-    let mut config = crate::config::Config::default();
-    let crc = match boot::read_config(&mut config) {
-        Ok(crc) => crc,
-        Err(reason) => {
-            ending();
-            Event::ConfigRejected {
-                reason: reason as u8,
-            }
-            .emit_defmt();
-            end_unstarted(Verdict::ConfigRejected, exit)
-        }
-    };
     let (base, size) = stack.region();
-    let run = boot::batch_index(crc, config.runs);
-    config.seed = config.seed.wrapping_add(u64::from(run_index(&config, run)));
-    let boot = Boot {
-        exit,
-        irqs,
-        next_block,
-    };
     // SAFETY: single-threaded boot; nothing else refers to the kernel yet.
     unsafe {
-        let owner = KERNEL_OWNER.0.get();
-        if run > 0 && owner.read_volatile() == kernel_owner() {
-            // A warm restart: the last run of this boot left a whole kernel in `.uninit`.
-            (*kernel()).restart(&config, run, crc, boot);
-        } else {
-            (*KERNEL.0.get()).write(Kernel {
-                core: Core::new(&config, run_index(&config, run), DefmtSink),
-                sp: [0; MAX_TASKS],
-                stacks: [(0, 0); MAX_TASKS],
-                current: 0,
-                // SAFETY: before the first task, in privileged thread mode.
-                guarded: arch::guard_init(),
-                args: config.args.clone(),
-                test: config.test,
-                boot,
-                lines: irqs.iter().map(|q| q.irq).collect(),
-                firing: framework::NOT_FIRING,
-                run,
-                runs: config.runs,
-                crc,
-            });
-            owner.write_volatile(kernel_owner());
-        }
-        *GLOBAL.started.get() = true;
+        begin(Boot {
+            exit,
+            irqs,
+            next_block,
+        });
         prepare(0, base, size, main);
         let k = kernel();
         let sources: crate::fixed::Vec<IrqSource, MAX_IRQS> =
@@ -376,13 +402,13 @@ pub fn start_with_host<const BYTES: usize>(
             Next::Run(t) => {
                 (*k).current = t;
                 let sp = (*k).sp[t as usize];
-                if (*k).guarded && !arch::owns_guard(t) {
-                    arch::guard((*k).stacks[t as usize].0);
+                if (*k).guarded && !guard::owns_guard(t) {
+                    guard::guard((*k).stacks[t as usize].0);
                 }
                 // The vector table's first word: the boot stack's top, for the handlers.
                 let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
                 let msp = (vtor as *const u32).read_volatile();
-                arch::enter(sp, msp)
+                arch::enter(sp, msp, guard::limit((*k).stacks[t as usize].0))
             }
             Next::End(v) => finish(v.exit_code()),
             Next::Fire(_) => unreachable!(),
@@ -405,8 +431,8 @@ unsafe fn prepare(t: TaskId, base: *mut u8, size: usize, entry: fn()) {
         let top = ((base as usize + size) & !7) as *mut u32;
         (*k).sp[t as usize] = arch::initial_frame(top, entry);
         (*k).stacks[t as usize] = (base as usize, size);
-        if (*k).guarded && arch::owns_guard(t) {
-            arch::guard_own(t, base as usize);
+        if (*k).guarded && guard::owns_guard(t) {
+            guard::guard_own(t, base as usize);
         }
     }
 }
@@ -427,7 +453,7 @@ extern "C" fn task_entry(entry: usize) -> ! {
         // The guard stays up through the kernel's exit path; only the last switch away
         // runs unguarded, so that another task may be given this stack.
         if (*k).guarded {
-            arch::unguard(me);
+            guard::unguard(me);
         }
         go(GLOBAL.scratch_sp.get(), next);
     }
@@ -471,15 +497,15 @@ unsafe fn switch_task(save: *mut u32, t: TaskId) {
         // Without an MPU, the canary is checked whenever a task is switched out (and at
         // its end).
         if (*k).guarded {
-            if !arch::owns_guard(t) {
-                arch::guard((*k).stacks[t as usize].0);
+            if !guard::owns_guard(t) {
+                guard::guard((*k).stacks[t as usize].0);
             }
         } else {
             check_canary((*k).current);
         }
         (*k).current = t;
         let next_sp = (*k).sp[t as usize];
-        arch::switch(save, next_sp);
+        arch::switch_stack(save, next_sp, (*k).stacks[t as usize].0);
     }
 }
 
@@ -534,7 +560,7 @@ pub fn unguarded<R>(f: impl FnOnce() -> R) -> R {
     // it is true only when `guard_init` found an MPU.
     if started() && unsafe { (*kernel()).guarded } {
         // SAFETY: as above; `f` switches no task (the caller's contract).
-        unsafe { arch::unguarded(f) }
+        unsafe { guard::unguarded(f) }
     } else {
         f()
     }

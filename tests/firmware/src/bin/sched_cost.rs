@@ -18,12 +18,21 @@ use jostle_test_firmware::clock::{self, measure};
 
 static LAST: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
 
-fn count_switch() {
+/// Was the last task to come here another (a switch)? Loads and stores only: ARMv6-M has
+/// no atomic read-modify-write, and nothing else touches these (no handler).
+fn switched_here() -> bool {
     use core::sync::atomic::Ordering::Relaxed;
     let me = current_task();
-    if LAST.swap(me, Relaxed) != me {
+    let last = LAST.load(Relaxed);
+    LAST.store(me, Relaxed);
+    last != me
+}
+
+fn count_switch() {
+    use core::sync::atomic::Ordering::Relaxed;
+    if switched_here() {
         // Plain counter (not instrumented): only bookkeeping for the benchmark.
-        SWITCH_COUNT.fetch_add(1, Relaxed);
+        SWITCH_COUNT.store(SWITCH_COUNT.load(Relaxed) + 1, Relaxed);
     }
 }
 
@@ -58,10 +67,9 @@ mod split {
         ENTERED.store(clock::now(), Relaxed);
         f();
         let ticks = ENTERED.load(Relaxed).wrapping_sub(clock::now()) & 0x00FF_FFFF;
-        let me = current_task();
-        let switched = usize::from(LAST.swap(me, Relaxed) != me);
-        TICKS[switched].fetch_add(ticks, Relaxed);
-        POINTS[switched].fetch_add(1, Relaxed);
+        let switched = usize::from(switched_here());
+        TICKS[switched].store(TICKS[switched].load(Relaxed) + ticks, Relaxed);
+        POINTS[switched].store(POINTS[switched].load(Relaxed) + 1, Relaxed);
     }
 
     #[inline(never)]
