@@ -15,7 +15,15 @@ pub fn cargo_build(
     target: Option<&str>,
     target_dir: Option<&Path>,
 ) -> Result<PathBuf, JostleError> {
-    build(None, package, bin, target, target.is_some(), target_dir, None)
+    build(
+        None,
+        package,
+        bin,
+        target,
+        target.is_some(),
+        target_dir,
+        None,
+    )
 }
 
 /// [`cargo_build`] for another board than the default one: the package's features are
@@ -27,7 +35,15 @@ pub fn cargo_build_board(
     target: &str,
     target_dir: Option<&Path>,
 ) -> Result<PathBuf, JostleError> {
-    build(None, package, bin, Some(target), true, target_dir, Some(board))
+    build(
+        None,
+        package,
+        bin,
+        Some(target),
+        true,
+        target_dir,
+        Some(board),
+    )
 }
 
 /// [`cargo_build`] for a project of its own (a workspace outside Jostle's, such as

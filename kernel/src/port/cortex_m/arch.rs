@@ -312,4 +312,3 @@ pub unsafe fn restart(vtor: u32) -> ! {
         );
     }
 }
-

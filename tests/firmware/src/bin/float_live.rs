@@ -65,7 +65,10 @@ fn checked_workload(seed: f32, rounds: u32) {
     let live = workload(seed, rounds, &|| {
         PROGRESS.update(|p| p + 1);
     });
-    assert_eq!(live, reference, "float results changed across scheduling points");
+    assert_eq!(
+        live, reference,
+        "float results changed across scheduling points"
+    );
 }
 
 fn tick() {
@@ -140,7 +143,10 @@ mod fpu {
         for _ in 0..3 {
             PROGRESS.update(|p| p + 1);
             let now = fpscr() & CONTROL;
-            assert_eq!(now, mode, "a task's FPSCR changed across a scheduling point");
+            assert_eq!(
+                now, mode,
+                "a task's FPSCR changed across a scheduling point"
+            );
         }
         set_fpscr(was);
     }

@@ -93,7 +93,11 @@ fn main_task() {
 
 #[cfg(target_os = "none")]
 fn report(task: usize, handlers: usize) {
-    defmt::println!("stack task_bytes={=usize} handler_bytes={=usize}", task, handlers);
+    defmt::println!(
+        "stack task_bytes={=usize} handler_bytes={=usize}",
+        task,
+        handlers
+    );
 }
 
 #[cfg(not(target_os = "none"))]
