@@ -99,14 +99,15 @@ pub fn adopt_systick() -> bool {
 }
 
 /// Whether some task now waits on something it handed its waker to (which time may be):
-/// while one does, SysTick ticks when nothing else can happen.
+/// while one does, SysTick ticks when nothing else can happen; once none does, its timer
+/// is withdrawn (a tick would wake nobody, and a firing ticks [`MAX_QUIET_TICKS`] times
+/// before it gives up).
 pub fn set_waiting(waiting: bool) {
     STATE.waiting.set(waiting);
-    if let Some(i) = STATE.source.get()
-        && waiting
-        && !STATE.armed.get()
-    {
-        arm(i);
+    match STATE.source.get() {
+        Some(i) if waiting && !STATE.armed.get() => arm(i),
+        Some(_) if !waiting && STATE.armed.get() => disarm(),
+        _ => {}
     }
 }
 
@@ -119,6 +120,13 @@ fn arm(i: u8) {
         (*k).core.set_timer(TIMER_KEY, at, TimerAction::Request(i));
     }
     STATE.armed.set(true);
+}
+
+/// Withdraws the timer [`arm`] set.
+fn disarm() {
+    // SAFETY: as in `arm`.
+    unsafe { (*kernel()).core.cancel_timer(TIMER_KEY) };
+    STATE.armed.set(false);
 }
 
 /// Fires SysTick source `i` (the port's `fire`): ticks until something is woken (module

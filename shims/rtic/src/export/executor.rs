@@ -223,14 +223,23 @@ impl<F: Future + 'static> AsyncTaskExecutor<F> {
         let me = self as *const Self as *const ();
         let k = self.source.load(Ordering::Relaxed);
         wakers::bind(k, wake, me, Self::state_erased);
-        // The waker lent to the poll dies with it: not counted, its clones are.
-        // SAFETY: the vtable's functions treat the data as the `fn()` it is.
-        let waker = unsafe { Waker::from_raw(RawWaker::new(wake as *const (), &wakers::LENT)) };
+        // The waker lent to the poll is the counted kind, so that it `will_wake` like its
+        // clones (rtic-common's and embassy-sync's registrations keep a waker that does and
+        // wake one that does not: with two kinds, every poll that registers would wake its
+        // own task again). It counts while the poll runs and dies with it.
+        wakers::lent(wake);
+        // SAFETY: the vtable's functions treat the data as the `fn()` it is; the waker is
+        // never dropped (`ManuallyDrop`): `wakers::returned` ends its count.
+        let waker = ManuallyDrop::new(unsafe {
+            Waker::from_raw(RawWaker::new(wake as *const (), &wakers::COUNTED))
+        });
         let mut cx = Context::from_waker(&waker);
         // SAFETY: a running executor's `task` holds the future, pinned in this executor
         // (a `static`, or `main`'s frame, which never returns).
         let future = unsafe { Pin::new_unchecked(&mut *(self.task.get() as *mut F)) };
-        if future.poll(&mut cx).is_ready() {
+        let ready = future.poll(&mut cx).is_ready();
+        wakers::returned(wake);
+        if ready {
             // As RTIC's executor: the finished future stays in place (a next spawn writes
             // over it).
             self.running.store(false, Ordering::Release);

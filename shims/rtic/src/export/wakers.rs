@@ -8,8 +8,8 @@
 //! a sleeper left, the run ends with `lost_wake`, naming the task and where it last handed
 //! out its waker (return addresses on the stack at that clone: the `.await`).
 //!
-//! The waker a poll lends its future (`Context`) is not counted: it dies with the poll.
-//! Clones of it, and the expansion's `task_waker()`, are.
+//! The waker a poll lends its future (`Context`) counts only while the poll runs (it dies
+//! with the poll). Clones of it, and the expansion's `task_waker()`, count until dropped.
 //!
 //! A pending task whose waker something holds *waits*: the kernel lets an application's
 //! SysTick monotonic tick while one does (`port::set_waiting`), since that something may be
@@ -25,12 +25,12 @@ use jostle_kernel::port;
 use jostle_kernel::sched::irq::MAX_IRQS;
 
 /// The counted waker: its data is the expansion's wake function for one task.
-pub(super) static COUNTED: RawWakerVTable =
-    RawWakerVTable::new(counted_clone, counted_wake, counted_wake_by_ref, counted_drop);
-
-/// The waker a poll lends its future: not counted (it dies with the poll); its clones are.
-pub(super) static LENT: RawWakerVTable =
-    RawWakerVTable::new(counted_clone, counted_wake_by_ref, counted_wake_by_ref, lent_drop);
+pub(super) static COUNTED: RawWakerVTable = RawWakerVTable::new(
+    counted_clone,
+    counted_wake,
+    counted_wake_by_ref,
+    counted_drop,
+);
 
 /// What this module knows of one task, by its source index.
 #[derive(Clone, Copy)]
@@ -85,7 +85,12 @@ fn by_wake(wake: usize) -> Option<(u8, &'static mut Held)> {
 
 /// Task `k` (its executor `exec`, whose `state` reads running and pending) is polled with
 /// wake function `wake`.
-pub(super) fn bind(k: u8, wake: fn(), exec: *const (), state: unsafe fn(*const ()) -> (bool, bool)) {
+pub(super) fn bind(
+    k: u8,
+    wake: fn(),
+    exec: *const (),
+    state: unsafe fn(*const ()) -> (bool, bool),
+) {
     if let Some(h) = table().get_mut(k as usize) {
         h.wake = wake as usize;
         h.exec = exec as usize;
@@ -98,6 +103,23 @@ pub(super) fn made(wake: fn()) {
     if let Some((k, h)) = by_wake(wake as usize) {
         h.clones = h.clones.saturating_add(1);
         withdraw(k, h);
+    }
+}
+
+/// A poll of the task with wake function `wake` lends its future a counted waker: it counts
+/// until [`returned`], without the bookkeeping of a clone (the task is running, not
+/// waiting).
+pub(super) fn lent(wake: fn()) {
+    if let Some((_, h)) = by_wake(wake as usize) {
+        h.clones = h.clones.saturating_add(1);
+    }
+}
+
+/// The poll that lent a waker returned: the lent waker no longer counts ([`suspended`] or
+/// [`woken`] follows and decides).
+pub(super) fn returned(wake: fn()) {
+    if let Some((_, h)) = by_wake(wake as usize) {
+        h.clones = h.clones.saturating_sub(1);
     }
 }
 
@@ -187,5 +209,3 @@ unsafe fn counted_drop(p: *const ()) {
         }
     }
 }
-
-unsafe fn lent_drop(_: *const ()) {}
