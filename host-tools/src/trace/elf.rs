@@ -137,7 +137,28 @@ impl Firmware {
     /// Where a sleeper waits, from the return addresses on its stack (see
     /// [`crate::trace::dwarf`]): the first frame in the application's own source.
     pub fn wait_site(&self, pcs: &[u32]) -> Option<SiteLoc> {
-        self.with_lines(|l| l.app_site(pcs))
+        // A word that is a function's first instruction is a function pointer the stack
+        // held (a waker's data), not a return address, even when a call that never returns
+        // ends the code before it.
+        let starts = self.function_starts();
+        let pcs: Vec<u32> = pcs
+            .iter()
+            .copied()
+            .take_while(|&pc| pc != 0)
+            .filter(|pc| !starts.contains(&u64::from(pc & !1)))
+            .collect();
+        self.with_lines(|l| l.app_site(&pcs))
+    }
+
+    /// The addresses of the image's functions (their symbols', Thumb bit clear).
+    fn function_starts(&self) -> std::collections::HashSet<u64> {
+        let Ok(file) = object::File::parse(&*self.bytes) else {
+            return Default::default();
+        };
+        file.symbols()
+            .filter(|s| s.kind() == object::SymbolKind::Text)
+            .map(|s| s.address() & !1)
+            .collect()
     }
 
     /// `f` on the ELF's line information (read at the first question), if it has any.

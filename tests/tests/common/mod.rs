@@ -383,11 +383,25 @@ pub fn outside_dir(prefix: &str) -> tempfile::TempDir {
 /// built by one cargo call, once per test process, in a target directory of its own.
 pub fn embassy_example(bin: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    let dir = target_dir().join("embassy");
-    BUILT.get_or_init(|| {
+    project_example(&BUILT, "embassy", bin)
+}
+
+/// The project of RTIC apps (`examples/rtic`: a workspace of its own, `rtic` and
+/// `portable-atomic` patched to Jostle's stand-ins): binary `bin`, built for QEMU, as
+/// [`embassy_example`].
+pub fn rtic_example(bin: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    project_example(&BUILT, "rtic", bin)
+}
+
+/// Binary `bin` of the project `examples/<project>` (a workspace of its own), built for
+/// QEMU by one cargo call the first time `built` is passed, in `<target>/<project>`.
+fn project_example(built: &OnceLock<()>, project: &str, bin: &str) -> PathBuf {
+    let dir = target_dir().join(project);
+    built.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(&cargo)
-            .current_dir(workspace().join("examples").join("embassy"))
+            .current_dir(workspace().join("examples").join(project))
             .args([
                 "build",
                 "--release",
@@ -398,7 +412,7 @@ pub fn embassy_example(bin: &str) -> PathBuf {
             .arg(&dir)
             .status()
             .expect("cargo runs");
-        assert!(status.success(), "building examples/embassy failed");
+        assert!(status.success(), "building examples/{project} failed");
     });
     dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }

@@ -48,7 +48,10 @@ mod app {
         let mut count = 0u32;
         while count < 3 {
             let (taken, got) = cx.shared.samples.lock(|s| {
-                let got = s.pending[..s.len].iter().map(|&v| u32::from(v)).sum::<u32>();
+                let got = s.pending[..s.len]
+                    .iter()
+                    .map(|&v| u32::from(v))
+                    .sum::<u32>();
                 let n = s.len as u32;
                 s.len = 0;
                 s.taken += n;

@@ -60,7 +60,10 @@ mod app {
     #[task(priority = 1)]
     async fn reader(_: reader::Context) {
         loop {
-            if Mono::timeout_after(50.millis(), sample_ready()).await.is_ok() {
+            if Mono::timeout_after(50.millis(), sample_ready())
+                .await
+                .is_ok()
+            {
                 break;
             }
             if READY.load(Ordering::Acquire) {
@@ -69,7 +72,11 @@ mod app {
         }
         let age = Mono::now().ticks() - SAMPLE_AT.load(Ordering::Relaxed);
         hprintln!("sample handled {} ms after the conversion", age);
-        assert!(age < 10, "the sample waited {} ms: its wake-up was lost", age);
+        assert!(
+            age < 10,
+            "the sample waited {} ms: its wake-up was lost",
+            age
+        );
     }
 
     #[task(binds = ADC0_SEQUENCE_0, priority = 2)]

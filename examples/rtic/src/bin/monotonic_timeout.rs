@@ -47,7 +47,10 @@ mod app {
             let late = Mono::now() - next;
             assert!(late.to_millis() < 1, "beat {} is late", beat);
         }
-        hprintln!("heartbeat: 3 beats in {} ms", (Mono::now() - start).to_millis());
+        hprintln!(
+            "heartbeat: 3 beats in {} ms",
+            (Mono::now() - start).to_millis()
+        );
     }
 
     #[task(priority = 2)]

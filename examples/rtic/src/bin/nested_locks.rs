@@ -33,7 +33,13 @@ mod app {
     fn init(_: init::Context) -> (Shared, Local) {
         low::spawn().unwrap();
         mid::spawn().unwrap();
-        (Shared { left: 60, right: 40 }, Local {})
+        (
+            Shared {
+                left: 60,
+                right: 40,
+            },
+            Local {},
+        )
     }
 
     #[task(priority = 1, shared = [left, right])]

@@ -61,7 +61,10 @@ mod app {
 
     fn finish() {
         if DONE.fetch_add(1, Ordering::Relaxed) + 1 == 2 {
-            let (events, watchdog) = (EVENTS.load(Ordering::Relaxed), WATCHDOG.load(Ordering::Relaxed));
+            let (events, watchdog) = (
+                EVENTS.load(Ordering::Relaxed),
+                WATCHDOG.load(Ordering::Relaxed),
+            );
             hprintln!("{} events, {} from the watchdog", events, watchdog);
             assert_eq!(events, 6 + watchdog, "an event was lost");
         }

@@ -60,12 +60,16 @@ mod app {
 
     #[task(binds = GPIOC, priority = 3, shared = [accel])]
     fn accel(mut cx: accel::Context) {
-        cx.shared.accel.lock(|a| *a = Reading::new(a.seq + 1, -(a.seq as i32) * 3));
+        cx.shared
+            .accel
+            .lock(|a| *a = Reading::new(a.seq + 1, -(a.seq as i32) * 3));
     }
 
     #[task(binds = GPIOD, priority = 2, shared = [gyro])]
     fn gyro(mut cx: gyro::Context) {
-        cx.shared.gyro.lock(|g| *g = Reading::new(g.seq + 1, g.seq as i32 * 7));
+        cx.shared
+            .gyro
+            .lock(|g| *g = Reading::new(g.seq + 1, g.seq as i32 * 7));
     }
 
     #[task(priority = 1, shared = [accel, gyro])]

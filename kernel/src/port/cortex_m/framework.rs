@@ -313,6 +313,21 @@ pub fn idle(s: u32) {
     point(Op::Idle { s, since });
 }
 
+/// Does the code at `at` follow a call (`bl`, or `blx Rm`), as a return address does? A
+/// word on the stack that points into the code may also be a function pointer the code
+/// keeps there (a waker's data is one), which points at a function's first instruction.
+fn follows_call(at: u32) -> bool {
+    // SAFETY: `at - 4 .. at` lies in the code (the caller checked `at` against `__stext`
+    // + 4), which is readable.
+    let (first, second) = unsafe {
+        let h = at as *const u16;
+        (h.sub(2).read_volatile(), h.sub(1).read_volatile())
+    };
+    let blx = second & 0xFF87 == 0x4780;
+    let bl = first & 0xF800 == 0xF000 && second & 0xD000 == 0xD000;
+    blx || bl
+}
+
 unsafe extern "C" {
     static __stext: u32;
     static __etext: u32;
@@ -345,9 +360,10 @@ pub fn return_addresses() -> crate::sched::wake::WaitAddrs {
         // SAFETY: `at` lies between the stack pointer and the top of the main stack.
         let word = unsafe { (at as *const u32).read_volatile() };
         if word & 1 == 1
-            && (lo..hi).contains(&(word & !1))
+            && (lo.saturating_add(4)..hi).contains(&(word & !1))
             && (word & !1) != own
             && !out[..n].contains(&word)
+            && follows_call(word & !1)
         {
             out[n] = word;
             n += 1;

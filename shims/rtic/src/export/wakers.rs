@@ -32,6 +32,9 @@ pub(super) static COUNTED: RawWakerVTable = RawWakerVTable::new(
     counted_drop,
 );
 
+/// Reads an executor's state: (running, pending).
+type StateFn = unsafe fn(*const ()) -> (bool, bool);
+
 /// What this module knows of one task, by its source index.
 #[derive(Clone, Copy)]
 struct Held {
@@ -39,7 +42,7 @@ struct Held {
     wake: usize,
     /// Its executor (the kernel's wake-up signal id) and its state (running, pending).
     exec: usize,
-    state: Option<unsafe fn(*const ()) -> (bool, bool)>,
+    state: Option<StateFn>,
     /// Counted wakers alive.
     clones: u16,
     /// Where it last handed out its waker.
