@@ -72,9 +72,21 @@ pub fn built() {
             ],
             &target_dir(),
         );
+        // The tool beside this very test target (built already): with it selected, the
+        // tests' dev-dependencies take part in the features as in the outer build.
         let host = host_target_dir();
         cargo(
-            &["build", "-p", "jostle-host-tools", "--bin", "jostle"],
+            &[
+                "build",
+                "-p",
+                "jostle-host-tools",
+                "--bin",
+                "jostle",
+                "-p",
+                "jostle-tests",
+                "--test",
+                env!("CARGO_CRATE_NAME"),
+            ],
             &host,
         );
         cargo(&["build", "-p", "jostle-examples"], &host);
