@@ -694,7 +694,7 @@ fn a_lone_spinner_starves_at_the_starvation_bound_not_at_a_longer_livelock_bound
     // The default livelock bound (1,000 steps): the spinner starves once its identical
     // iterations reach STARVATION_BOUND steps, whatever the livelock bound.
     use crate::config::{DEFAULT_LIVELOCK_BOUND, STARVATION_BOUND};
-    assert!(STARVATION_BOUND < DEFAULT_LIVELOCK_BOUND);
+    const { assert!(STARVATION_BOUND < DEFAULT_LIVELOCK_BOUND) };
     let mut config = with(StrategyId::Random, 1, &[]);
     config.livelock_bound = DEFAULT_LIVELOCK_BOUND;
     let (v, events) = simulate(&config, &[&spin_on(2000)]);
