@@ -25,6 +25,7 @@
 //! | 208 | 4 | runs per boot (0 or 1: one run): run `i` uses seed `seed + i`, and the firmware resets itself between runs; [`SERVED`]: after each run the firmware reads the next run's block from the host |
 //! | 212 | 4 | interrupt horizon: steps over which a firing is drawn ([`DEFAULT_IRQ_HORIZON`] when 0) |
 //! | 216 | 4 | test: which of the firmware's declared tests runs (`jostle::tests!`; 0 otherwise) |
+//! | 220 | 16 | firing bounds, 4 × (line u16, max u8, used u8): how many times an interrupt source registered at run time on that NVIC line (an RTIC hardware task) may fire on its own in a run ([`FiringBound`]; `--fire NAME=N`) |
 //!
 //! An absent block (no magic) means the documented default: seed 0, Random, full trace,
 //! step limit [`DEFAULT_STEP_LIMIT`]. A block with the magic but anything else wrong is
@@ -37,15 +38,17 @@ pub use crate::targets::{Breakpoint, MAX_BREAKPOINTS};
 /// `"JSTL"` read as a little-endian u32.
 pub const MAGIC: u32 = 0x4C54_534A;
 /// The layout version this kernel reads.
-pub const VERSION: u16 = 5;
+pub const VERSION: u16 = 6;
 /// `runs` of a served boot: after each run the firmware asks the host for the next run's
 /// whole block (on QEMU, from semihosting's standard input) and restarts with it, until the
 /// host's input ends. One QEMU then serves a whole campaign's runs, one after another.
 pub const SERVED: u32 = u32::MAX;
 /// Maximum firmware arguments (`--arg`).
 pub const MAX_ARGS: usize = 8;
+/// Most firing bounds in a block (`--fire`).
+pub const MAX_FIRING_BOUNDS: usize = 4;
 /// Bytes in an encoded block.
-pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 12;
+pub const BLOCK_LEN: usize = 80 + MAX_BREAKPOINTS * 8 + 12 + MAX_FIRING_BOUNDS * 4;
 /// Step limit used when no block is present.
 pub const DEFAULT_STEP_LIMIT: u32 = 100_000;
 /// Interrupt horizon used when the block gives 0: a spontaneous source's next firing, and a
@@ -91,6 +94,21 @@ pub struct Config {
     /// Which declared test the firmware runs (`jostle::tests!`; an index into its table).
     #[cfg_attr(feature = "serde", serde(default))]
     pub test: u32,
+    /// How many times the interrupt sources a framework registers at run time may fire on
+    /// their own, per line (the others keep the framework's default).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub firing_bounds: crate::fixed::Vec<FiringBound, MAX_FIRING_BOUNDS>,
+}
+
+/// The spontaneous firings one interrupt line may make in a run (`--fire NAME=N`): the
+/// bound a peripheral's interrupt gets instead of the framework's default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct FiringBound {
+    /// The NVIC line (the device's interrupt number).
+    pub line: u16,
+    /// Most spontaneous firings in a run (0: only when pended).
+    pub max: u8,
 }
 
 impl Default for Config {
@@ -107,6 +125,7 @@ impl Default for Config {
             runs: 1,
             irq_horizon: 0,
             test: 0,
+            firing_bounds: crate::fixed::Vec::new(),
         }
     }
 }
@@ -229,6 +248,12 @@ impl Config {
         b[208..212].copy_from_slice(&self.runs.to_le_bytes());
         b[212..216].copy_from_slice(&self.irq_horizon.to_le_bytes());
         b[216..220].copy_from_slice(&self.test.to_le_bytes());
+        for (i, f) in self.firing_bounds.iter().enumerate() {
+            let at = 220 + 4 * i;
+            b[at..at + 2].copy_from_slice(&f.line.to_le_bytes());
+            b[at + 2] = f.max;
+            b[at + 3] = 1;
+        }
         let crc = crc32(&b[12..]);
         b[8..12].copy_from_slice(&crc.to_le_bytes());
         b
@@ -291,6 +316,7 @@ impl Config {
             runs,
             irq_horizon,
             test,
+            firing_bounds,
         } = config;
         *seed = u64::from_le_bytes(b[12..20].try_into().unwrap_or([0; 8]));
         *c_strategy = strategy;
@@ -315,6 +341,16 @@ impl Config {
         *runs = u32_at(b, 208).max(1);
         *irq_horizon = u32_at(b, 212);
         *test = u32_at(b, 216);
+        firing_bounds.clear();
+        for i in 0..MAX_FIRING_BOUNDS {
+            let at = 220 + 4 * i;
+            if b[at + 3] == 1 {
+                let _ = firing_bounds.push(FiringBound {
+                    line: u16_at(b, at),
+                    max: b[at + 2],
+                });
+            }
+        }
         Ok(true)
     }
 }
@@ -340,6 +376,9 @@ mod tests {
                 site: 0x1234,
                 aux: 9,
             })
+            .unwrap();
+        c.firing_bounds
+            .push(FiringBound { line: 4, max: 3 })
             .unwrap();
         c
     }

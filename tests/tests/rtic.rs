@@ -362,6 +362,87 @@ fn an_rtic_app_outside_the_workspace_builds_with_the_documented_lines_and_its_lo
     );
 }
 
+/// An app whose bug needs its hardware task to fire twice: the UART's receive interrupt
+/// expects one byte per frame. A peripheral's interrupt fires on its own once per run
+/// unless the campaign says otherwise (`--fire UART0=2`).
+const OVERRUN_APP: &str = r#"#![no_std]
+#![no_main]
+
+use panic_semihosting as _;
+
+#[rtic::app(device = lm3s6965)]
+mod app {
+    #[shared]
+    struct Shared {}
+
+    #[local]
+    struct Local {}
+
+    #[init]
+    fn init(_: init::Context) -> (Shared, Local) {
+        (Shared {}, Local {})
+    }
+
+    #[task(binds = UART0, priority = 1, local = [received: u8 = 0])]
+    fn uart_rx(cx: uart_rx::Context) {
+        *cx.local.received += 1;
+        assert!(*cx.local.received <= 1, "a second byte overran the one-byte frame");
+    }
+}
+"#;
+
+#[test]
+fn a_hardware_task_fires_on_its_own_as_often_as_the_campaign_says() {
+    let tmp = outside_dir("jostle-rtic-fire-");
+    // The default: once per run, so the second byte never comes.
+    let run = outside_app(
+        tmp.path(),
+        "overrun",
+        OVERRUN_APP,
+        &["--budget", "50", "-j", "2"],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let elf = outside_target().join("thumbv7m-none-eabi/release/overrun");
+    let elf = elf.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = jostle_in(
+        dir.path(),
+        &[
+            "campaign", elf, "--budget", "50", "-j", "2", "--fire", "UART0=2",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(40), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("a second byte overran the one-byte frame"),
+        "{}",
+        text(&out)
+    );
+    // The bound is the run's: the printed replay (which takes it from the report) fires
+    // twice too.
+    let r = report(&dir.path().join("jostle-report"));
+    let id = failures(&r)[0]["id"].as_str().unwrap().to_owned();
+    let replay = printed_replay(&stdout, &id, dir.path());
+    assert!(
+        String::from_utf8_lossy(&replay.stdout).contains(&format!("reproduced: panic {id}")),
+        "{}",
+        text(&replay)
+    );
+    // Names that are no interrupt's handler, and malformed bounds, are refused in one line.
+    for bad in ["NOPE=2", "UART0", "UART0=256", "=2"] {
+        let out = jostle_in(
+            dir.path(),
+            &[
+                "campaign", elf, "--budget", "5", "--out", "bad", "--fire", bad,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", text(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.trim().lines().count(), 1, "{bad}: {stderr}");
+        assert!(stderr.contains(&format!("--fire {bad}")), "{bad}: {stderr}");
+    }
+}
+
 #[test]
 fn jostle_new_rtic_writes_an_app_whose_campaign_finds_its_bug() {
     let tmp = outside_dir("jostle-new-rtic-");

@@ -32,6 +32,11 @@ pub(crate) struct CampaignArgs {
     /// A firmware argument for every run (repeat for more).
     #[arg(long = "arg")]
     pub(crate) args: Vec<u32>,
+    /// How many times the interrupt NAME (an RTIC hardware task's `binds = NAME`, the name
+    /// its lane shows) may fire on its own in a run, instead of once (0: only when the
+    /// firmware pends it). Repeat for more interrupts (at most 4).
+    #[arg(long = "fire", value_name = "NAME=N")]
+    pub(crate) fire: Vec<String>,
     /// Where report.json, report.html and prediction.json go (the directory `replay --report` reads).
     #[arg(long, value_name = "DIR", default_value = "jostle-report")]
     pub(crate) out: PathBuf,
@@ -171,6 +176,55 @@ pub(crate) struct Checked {
     pub(crate) jobs: usize,
 }
 
+/// `--fire NAME=N`s as the firmware at `path` numbers its interrupts: each NAME must be the
+/// handler of exactly one line of its vector table.
+fn firing_bounds(
+    fire: &[String],
+    path: &std::path::Path,
+) -> Result<
+    jostle_kernel::fixed::Vec<
+        jostle_kernel::config::FiringBound,
+        { jostle_kernel::config::MAX_FIRING_BOUNDS },
+    >,
+    JostleError,
+> {
+    let mut bounds = jostle_kernel::fixed::Vec::new();
+    if fire.is_empty() {
+        return Ok(bounds);
+    }
+    let elf = jostle_host_tools::trace::elf::Firmware::load(path)?;
+    for f in fire {
+        let (name, max) = parse_fire(f)?;
+        let line = elf.interrupt_line(name).ok_or_else(|| {
+            JostleError::Usage(format!(
+                "--fire {f}: `{name}` is not the handler of one interrupt of this firmware (name the interrupt a hardware task binds, as its lane shows it)"
+            ))
+        })?;
+        if bounds
+            .push(jostle_kernel::config::FiringBound { line, max })
+            .is_err()
+        {
+            return Err(JostleError::Usage(format!(
+                "--fire {f}: at most {} interrupts can be bounded",
+                jostle_kernel::config::MAX_FIRING_BOUNDS
+            )));
+        }
+    }
+    Ok(bounds)
+}
+
+/// `NAME=N` of `--fire`, N in 0..=255.
+fn parse_fire(f: &str) -> Result<(&str, u8), JostleError> {
+    f.split_once('=')
+        .and_then(|(name, n)| Some((name, n.parse().ok()?)))
+        .filter(|(name, _)| !name.is_empty())
+        .ok_or_else(|| {
+            JostleError::Usage(format!(
+                "--fire {f}: expected NAME=N, an interrupt's name and at most 255 firings"
+            ))
+        })
+}
+
 /// Every refusal of the campaign's command line (exit 2), before anything is made.
 pub(crate) fn check(args: &CampaignArgs) -> Result<Checked, JostleError> {
     use jostle_host_tools::engine::campaign::Budget;
@@ -194,6 +248,9 @@ pub(crate) fn check(args: &CampaignArgs) -> Result<Checked, JostleError> {
         ));
     }
     let portfolio = parse_search(&args.search)?;
+    for f in &args.fire {
+        parse_fire(f)?;
+    }
     let shard = match &args.shard {
         Some(s) => parse_shard(s)?,
         None => (0, 1),
@@ -243,6 +300,7 @@ pub(crate) fn campaign(args: CampaignArgs) -> Result<u8, JostleError> {
         )));
     }
     base.test = args.firmware.selected_test(&path)?;
+    base.firing_bounds = firing_bounds(&args.fire, &path)?;
     let runner = args.via.runner(path.clone(), args.timeout)?;
     let settings = Settings {
         phase1_runs: args.phase1_runs,

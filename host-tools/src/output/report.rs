@@ -360,6 +360,9 @@ pub struct Replay {
     pub irq_horizon: u32,
     /// Firmware arguments.
     pub args: Vec<u32>,
+    /// Spontaneous firings per run of the interrupt lines the campaign bounded (`--fire`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub firing_bounds: Vec<jostle_kernel::config::FiringBound>,
     /// The breakpoints: site as `file:line:col` (or `site#id` if unknown), raw site id, role
     /// and index word.
     pub breakpoints: Vec<ReplayBreakpoint>,

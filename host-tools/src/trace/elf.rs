@@ -150,6 +150,26 @@ impl Firmware {
         self.with_lines(|l| l.app_site(&pcs))
     }
 
+    /// The line (the device's interrupt number) whose vector-table entry is the function
+    /// `name` (a PAC's `__INTERRUPTS` table: entry `n` is line `n`), when exactly one is.
+    pub fn interrupt_line(&self, name: &str) -> Option<u16> {
+        let file = object::File::parse(&*self.bytes).ok()?;
+        let table = file.symbols().find(|s| s.name() == Ok("__INTERRUPTS"))?;
+        let handler = file
+            .symbols()
+            .find(|s| s.name() == Ok(name) && s.kind() == object::SymbolKind::Text)?
+            .address()
+            & !1;
+        let mut lines = (0..table.size() / 4).filter(|n| {
+            self.word((table.address() + 4 * n) as u32)
+                .is_some_and(|w| u64::from(w & !1) == handler && w != 0)
+        });
+        match (lines.next(), lines.next()) {
+            (Some(n), None) => u16::try_from(n).ok(),
+            _ => None,
+        }
+    }
+
     /// The addresses of the image's functions (their symbols', Thumb bit clear).
     fn function_starts(&self) -> std::collections::HashSet<u64> {
         let Ok(file) = object::File::parse(&*self.bytes) else {

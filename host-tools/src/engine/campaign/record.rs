@@ -118,6 +118,7 @@ impl Campaign<'_> {
             step_limit: outcome.config.step_limit,
             irq_horizon: outcome.config.irq_horizon,
             args: outcome.config.args.to_vec(),
+            firing_bounds: outcome.config.firing_bounds.to_vec(),
             breakpoints: outcome
                 .config
                 .breakpoints

@@ -200,6 +200,7 @@ pub fn replay_config(
         step_limit: r.step_limit,
         irq_horizon: r.irq_horizon,
         args: jostle_kernel::fixed::Vec::from_slice(&r.args).unwrap_or_default(),
+        firing_bounds: jostle_kernel::fixed::Vec::from_slice(&r.firing_bounds).unwrap_or_default(),
         breakpoints,
         ..base.clone()
     })

@@ -77,12 +77,19 @@ pub fn register_irq(line: u16, source: IrqSource) -> u8 {
 
 /// [`register_irq`] for any line: an NVIC line, or one of the kernel's own (SysTick's, an
 /// async task's), which stays out of the NVIC.
-pub(super) fn register_line(line: u16, source: IrqSource) -> u8 {
+pub(super) fn register_line(line: u16, mut source: IrqSource) -> u8 {
     // SAFETY: called by the running context; no reference outlives the call.
     unsafe {
         let k = kernel();
         if let Some(i) = lines(k).iter().position(|&l| l == line) {
             return i as u8;
+        }
+        // A peripheral's interrupt fires on its own as often as the run's block says for
+        // its line (`--fire NAME=N`), else as often as the framework asked.
+        if let Firing::Hardware { max } = &mut source.firing
+            && let Some(bound) = (*k).firing_bounds.iter().find(|b| b.line == line)
+        {
+            *max = bound.max;
         }
         crate::interrupt::check_declared(lines(k).len() + 1);
         let Some(i) = (*k).core.add_irq(source) else {

@@ -18,7 +18,7 @@ mod vectors;
 mod watchdog;
 
 use super::{CANARY, CANARY_WORDS};
-use crate::config::{MAX_ARGS, SERVED};
+use crate::config::{MAX_ARGS, MAX_FIRING_BOUNDS, SERVED};
 use crate::event::IRQ_CONTEXT;
 use crate::event::{Event, Verdict};
 use crate::interrupt::Interrupt;
@@ -89,6 +89,9 @@ struct Kernel {
     args: crate::fixed::Vec<u32, MAX_ARGS>,
     /// The declared test this run runs (`Config::test`).
     test: u32,
+    /// How often the sources registered at run time may fire on their own, per line
+    /// (`Config::firing_bounds`).
+    firing_bounds: crate::fixed::Vec<crate::config::FiringBound, MAX_FIRING_BOUNDS>,
     /// What the board gave [`start_with_host`] (or [`adopt`]).
     boot: Boot,
     /// The NVIC line of each interrupt source (index = the core's source number): the
@@ -166,6 +169,7 @@ impl Kernel {
             (&raw mut (*this).stacks).write([(0, 0); MAX_TASKS]);
             (&raw mut (*this).args).write(crate::fixed::Vec::new());
             (&raw mut (*this).test).write(0);
+            (&raw mut (*this).firing_bounds).write(crate::fixed::Vec::new());
             (&raw mut (*this).boot).write(boot);
             (&raw mut (*this).lines).write(crate::fixed::Vec::new());
             (&raw mut (*this).firing).write(framework::NOT_FIRING);
@@ -191,6 +195,7 @@ impl Kernel {
             guarded,
             args,
             test,
+            firing_bounds,
             boot: was_boot,
             lines,
             firing,
@@ -205,6 +210,7 @@ impl Kernel {
         args.clear();
         let _ = args.extend_from_slice(&config.args);
         *test = config.test;
+        firing_bounds.clone_from(&config.firing_bounds);
         *was_boot = boot;
         *lines = boot.irqs.iter().map(|q| q.irq).collect();
         *firing = framework::NOT_FIRING;

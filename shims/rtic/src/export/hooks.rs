@@ -7,7 +7,8 @@ use jostle_kernel::sched::irq::{Firing, IrqSource};
 
 use super::InterruptNumber;
 
-/// Spontaneous firings per run of a hardware task's interrupt.
+/// Spontaneous firings per run of a hardware task's interrupt, unless the run's
+/// configuration block bounds its line otherwise (`jostle campaign --fire NAME=N`).
 const SPONTANEOUS_FIRINGS: u8 = 1;
 
 /// The NVIC's priority bytes.
