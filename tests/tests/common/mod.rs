@@ -279,7 +279,13 @@ pub fn crate_example(bin: &str, host: bool) -> PathBuf {
 
 /// A test application of `tests/apps/NAME` (a project of its own, as a user's is), built
 /// for QEMU once per test process: the ELF of its binary `NAME`.
+#[allow(dead_code)]
 pub fn test_app(name: &str) -> PathBuf {
+    test_app_bin(name, name)
+}
+
+/// [`test_app`]'s binary `bin`.
+pub fn test_app_bin(name: &str, bin: &str) -> PathBuf {
     static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let dir = target_dir().join("apps");
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
@@ -295,7 +301,7 @@ pub fn test_app(name: &str) -> PathBuf {
         assert!(status.success(), "building tests/apps/{name} failed");
         built.push(name.to_owned());
     }
-    dir.join("thumbv7m-none-eabi").join("release").join(name)
+    dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }
 
 /// Runs `scripts/<script>` with `args` in the tests' target directory (the outer cargo's
