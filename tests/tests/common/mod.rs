@@ -44,16 +44,20 @@ fn cargo(args: &[&str]) {
 pub fn built() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        cargo(&[
-            "build",
-            "--release",
-            "--target",
-            "thumbv7m-none-eabi",
-            "-p",
-            "jostle-examples",
-            "-p",
-            "jostle-test-firmware",
-        ]);
+        // One package at a time: built together, the test firmware's kernel features
+        // (`tasks-32`) would be unified into the examples, and `jostle run -p
+        // jostle-examples` (which builds the examples alone) would relink the same ELFs
+        // differently while other tests read them.
+        for package in ["jostle-examples", "jostle-test-firmware"] {
+            cargo(&[
+                "build",
+                "--release",
+                "--target",
+                "thumbv7m-none-eabi",
+                "-p",
+                package,
+            ]);
+        }
         cargo(&["build", "-p", "jostle-examples", "-p", "jostle-host-tools"]);
     });
 }
