@@ -176,9 +176,17 @@ pub fn qemu() -> Qemu {
     }
 }
 
-/// One QEMU run, decoded; fails the test on a stream error.
+/// [`qemu`] on the machine and CPU that `fw`'s board descriptor names.
+pub fn qemu_for(fw: &Firmware) -> Qemu {
+    Qemu {
+        timeout: Duration::from_secs(20),
+        ..Qemu::for_board(&fw.board).expect("a QEMU board")
+    }
+}
+
+/// One QEMU run (on the machine `fw` names), decoded; fails the test on a stream error.
 pub fn run_qemu(fw: &Firmware, config: Config) -> RunOutcome {
-    let raw = qemu().run(fw, &config).expect("qemu runs");
+    let raw = qemu_for(fw).run(fw, &config).expect("qemu runs");
     let out = RunOutcome::from_qemu(fw, config, raw);
     if let Some(e) = &out.error {
         panic!("stream error: {e}");
