@@ -59,19 +59,23 @@ fn cargo(args: &[&str], target_dir: &Path) {
 pub fn built() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        cargo(
-            &[
-                "build",
-                "--release",
-                "--target",
-                "thumbv7m-none-eabi",
-                "-p",
-                "jostle-examples",
-                "-p",
-                "jostle-test-firmware",
-            ],
-            &target_dir(),
-        );
+        // One package at a time: built together, the test firmware's kernel features
+        // (`tasks-32`) would be unified into the examples, and `jostle run -p
+        // jostle-examples` (which builds the examples alone) would relink the same ELFs
+        // differently while other tests read them.
+        for package in ["jostle-examples", "jostle-test-firmware"] {
+            cargo(
+                &[
+                    "build",
+                    "--release",
+                    "--target",
+                    "thumbv7m-none-eabi",
+                    "-p",
+                    package,
+                ],
+                &target_dir(),
+            );
+        }
         // The tool beside this very test target (built already): with it selected, the
         // tests' dev-dependencies take part in the features as in the outer build.
         let host = host_target_dir();
@@ -322,7 +326,13 @@ pub fn crate_example(bin: &str, host: bool) -> PathBuf {
 
 /// A test application of `tests/apps/NAME` (a project of its own, as a user's is), built
 /// for QEMU once per test process: the ELF of its binary `NAME`.
+#[allow(dead_code)]
 pub fn test_app(name: &str) -> PathBuf {
+    test_app_bin(name, name)
+}
+
+/// [`test_app`]'s binary `bin`.
+pub fn test_app_bin(name: &str, bin: &str) -> PathBuf {
     static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let dir = target_dir().join("apps");
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
@@ -338,7 +348,7 @@ pub fn test_app(name: &str) -> PathBuf {
         assert!(status.success(), "building tests/apps/{name} failed");
         built.push(name.to_owned());
     }
-    dir.join("thumbv7m-none-eabi").join("release").join(name)
+    dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }
 
 /// Runs `scripts/<script>` with `args` in the tests' target directory (the outer cargo's
