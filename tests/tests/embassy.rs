@@ -69,35 +69,12 @@ fn outside_target() -> std::path::PathBuf {
 }
 
 fn campaign(app: &str, dir: &Path) -> std::process::Output {
-    let elf = embassy_example(app);
-    jostle_in(
-        dir,
-        &[
-            "campaign",
-            elf.to_str().unwrap(),
-            "--budget",
-            BUDGET,
-            "-j",
-            "2",
-        ],
-    )
+    app_campaign(dir, &embassy_example(app), BUDGET)
 }
 
 #[test]
 fn clean_embassy_apps_pass_their_campaigns() {
-    for app in CLEAN {
-        let dir = tempfile::tempdir().unwrap();
-        let started = Instant::now();
-        let out = campaign(app, dir.path());
-        assert_eq!(out.status.code(), Some(0), "{app}: {}", text(&out));
-        let r = report(&dir.path().join("jostle-report"));
-        assert!(failures(&r).is_empty(), "{app}: {r:#}");
-        eprintln!(
-            "{app}: campaign {:.1} s, runs {}",
-            started.elapsed().as_secs_f64(),
-            r["runs"]
-        );
-    }
+    assert_clean_campaigns(&CLEAN, embassy_example, BUDGET);
 }
 
 #[test]

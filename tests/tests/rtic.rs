@@ -94,35 +94,12 @@ fn outside_target() -> std::path::PathBuf {
 }
 
 fn campaign(app: &str, dir: &Path) -> std::process::Output {
-    let elf = rtic_example(app);
-    jostle_in(
-        dir,
-        &[
-            "campaign",
-            elf.to_str().unwrap(),
-            "--budget",
-            BUDGET,
-            "-j",
-            "2",
-        ],
-    )
+    app_campaign(dir, &rtic_example(app), BUDGET)
 }
 
 #[test]
 fn clean_rtic_apps_pass_their_campaigns() {
-    for app in CLEAN {
-        let dir = tempfile::tempdir().unwrap();
-        let started = Instant::now();
-        let out = campaign(app, dir.path());
-        assert_eq!(out.status.code(), Some(0), "{app}: {}", text(&out));
-        let r = report(&dir.path().join("jostle-report"));
-        assert!(failures(&r).is_empty(), "{app}: {r:#}");
-        eprintln!(
-            "{app}: campaign {:.1} s, runs {}",
-            started.elapsed().as_secs_f64(),
-            r["runs"]
-        );
-    }
+    assert_clean_campaigns(&CLEAN, rtic_example, BUDGET);
 }
 
 /// The `jostle replay …` command a campaign printed for finding `id`, run as it is (with

@@ -469,3 +469,36 @@ fn project_example(built: &OnceLock<()>, project: &str, bin: &str) -> PathBuf {
     });
     dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }
+
+/// `jostle campaign ELF --budget BUDGET -j 2` in `dir`: a framework app's campaign.
+pub fn app_campaign(dir: &Path, elf: &Path, budget: &str) -> std::process::Output {
+    jostle_in(
+        dir,
+        &[
+            "campaign",
+            elf.to_str().unwrap(),
+            "--budget",
+            budget,
+            "-j",
+            "2",
+        ],
+    )
+}
+
+/// Each app's campaign (`elf_of(app)`, `budget` runs) exits 0 and reports no failure; its
+/// wall time and runs are printed.
+pub fn assert_clean_campaigns(apps: &[&str], elf_of: fn(&str) -> PathBuf, budget: &str) {
+    for app in apps {
+        let dir = tempfile::tempdir().unwrap();
+        let started = std::time::Instant::now();
+        let out = app_campaign(dir.path(), &elf_of(app), budget);
+        assert_eq!(out.status.code(), Some(0), "{app}: {}", text(&out));
+        let r = report(&dir.path().join("jostle-report"));
+        assert!(failures(&r).is_empty(), "{app}: {r:#}");
+        eprintln!(
+            "{app}: campaign {:.1} s, runs {}",
+            started.elapsed().as_secs_f64(),
+            r["runs"]
+        );
+    }
+}
