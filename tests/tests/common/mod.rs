@@ -383,11 +383,24 @@ pub fn outside_dir(prefix: &str) -> tempfile::TempDir {
 /// built by one cargo call, once per test process, in a target directory of its own.
 pub fn embassy_example(bin: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    let dir = target_dir().join("embassy");
-    BUILT.get_or_init(|| {
+    embassy_project_bin(&BUILT, "embassy", bin)
+}
+
+/// The project of Embassy apps on two priorities (`examples/embassy-multiprio`: an
+/// `InterruptExecutor` on a line of the lm3s6965 PAC, for QEMU's lm3s6965evb): binary `bin`,
+/// built as [`embassy_example`]'s.
+pub fn embassy_multiprio_example(bin: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    embassy_project_bin(&BUILT, "embassy-multiprio", bin)
+}
+
+/// Binary `bin` of the Embassy project `examples/<project>`, its apps built once (`built`).
+fn embassy_project_bin(built: &OnceLock<()>, project: &str, bin: &str) -> PathBuf {
+    let dir = target_dir().join(project);
+    built.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(&cargo)
-            .current_dir(workspace().join("examples").join("embassy"))
+            .current_dir(workspace().join("examples").join(project))
             .args([
                 "build",
                 "--release",
@@ -398,7 +411,7 @@ pub fn embassy_example(bin: &str) -> PathBuf {
             .arg(&dir)
             .status()
             .expect("cargo runs");
-        assert!(status.success(), "building examples/embassy failed");
+        assert!(status.success(), "building examples/{project} failed");
     });
     dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }
