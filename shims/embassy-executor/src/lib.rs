@@ -25,11 +25,8 @@ mod arch;
     not(feature = "mps2-an385")
 ))]
 use jostle_board_lm3s6965evb as board;
-#[cfg(all(
-    target_os = "none",
-    feature = "mps2-an385",
-    not(feature = "lm3s6965evb")
-))]
+// (Also when both are chosen, so that the refusal below is the build's one error.)
+#[cfg(all(target_os = "none", feature = "mps2-an385"))]
 use jostle_board_mps2_an385 as board;
 #[cfg(all(
     target_os = "none",
