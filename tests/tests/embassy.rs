@@ -74,8 +74,7 @@ fn outside_target() -> std::path::PathBuf {
     target_dir().join("embassy-outside")
 }
 
-fn campaign(app: &str, dir: &Path) -> std::process::Output {
-    let elf = embassy_example(app);
+fn campaign(elf: &Path, dir: &Path) -> std::process::Output {
     jostle_in(
         dir,
         &[
@@ -89,21 +88,85 @@ fn campaign(app: &str, dir: &Path) -> std::process::Output {
     )
 }
 
+/// Runs the campaign of app `app` (ELF `elf`, source in `examples/<project>`), checks that it
+/// finds `verdict` with `words` in its message at the line holding `line`, shrinks it and
+/// replays it, whole and shrunk, with a lane named `task`; returns the two replays'
+/// interleavings.
+fn found_shrunk_and_replayed(
+    elf: &Path,
+    project: &str,
+    app: &str,
+    (verdict, words, line, task): (&str, &str, &str, &str),
+) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = campaign(elf, dir.path());
+    assert_eq!(out.status.code(), Some(40), "{app}: {}", text(&out));
+    let r = report(&dir.path().join("jostle-report"));
+    let found = failures(&r);
+    let f = found
+        .iter()
+        .find(|f| f["verdict"] == verdict)
+        .unwrap_or_else(|| panic!("{app}: no {verdict}: {r:#}"));
+    assert!(
+        f["example"].as_str().unwrap().contains(words),
+        "{app}: {f:#}"
+    );
+    let file = format!("src/bin/{app}.rs");
+    let at = format!(
+        "{file}:{}:",
+        line_of(&format!("examples/{project}/{file}"), line)
+    );
+    assert!(
+        f["site"].as_str().unwrap().contains(&at),
+        "{app}: {at} in {f:#}"
+    );
+    assert!(f["shrunk"].is_object(), "{app}: not shrunk: {f:#}");
+    let id = f["id"].as_str().unwrap();
+    let mut shown = Vec::new();
+    for shrunk in [false, true] {
+        let more: &[&str] = if shrunk { &["--shrunk"] } else { &[] };
+        let out = replay_bug_with(dir.path(), elf, id, more);
+        let replay = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            replay.contains(&format!("reproduced: {verdict} {id}")),
+            "{app} (shrunk: {shrunk}): {}",
+            text(&out)
+        );
+        // The lanes are the tasks, by the names of their task functions.
+        assert!(
+            replay
+                .lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(task)),
+            "{app}: no step of {task}: {replay}"
+        );
+        shown.push(replay);
+    }
+    eprintln!(
+        "{app}: campaign {:.1} s, runs {}, {verdict} {}",
+        started.elapsed().as_secs_f64(),
+        r["runs"],
+        f["example"]
+    );
+    shown
+}
+
 #[test]
 fn clean_embassy_apps_pass_their_campaigns() {
-    clean_apps_pass(&CLEAN);
+    clean_apps_pass(&CLEAN, embassy_example);
 }
 
 #[test]
 fn apps_on_thread_mode_and_noop_raw_mutexes_pass_their_campaigns() {
-    clean_apps_pass(&RAW_MUTEX_APPS);
+    clean_apps_pass(&RAW_MUTEX_APPS, embassy_example);
 }
 
-fn clean_apps_pass(apps: &[&str]) {
+/// Each app's campaign (its ELF from `example`) finds nothing.
+fn clean_apps_pass(apps: &[&str], example: fn(&str) -> std::path::PathBuf) {
     for &app in apps {
         let dir = tempfile::tempdir().unwrap();
         let started = Instant::now();
-        let out = campaign(app, dir.path());
+        let out = campaign(&example(app), dir.path());
         assert_eq!(out.status.code(), Some(0), "{app}: {}", text(&out));
         let r = report(&dir.path().join("jostle-report"));
         assert!(failures(&r).is_empty(), "{app}: {r:#}");
@@ -118,54 +181,11 @@ fn clean_apps_pass(apps: &[&str]) {
 #[test]
 fn buggy_embassy_apps_are_found_named_shrunk_and_replayed() {
     for (app, verdict, words, line, task) in BUGGY {
-        let dir = tempfile::tempdir().unwrap();
-        let started = Instant::now();
-        let out = campaign(app, dir.path());
-        assert_eq!(out.status.code(), Some(40), "{app}: {}", text(&out));
-        let r = report(&dir.path().join("jostle-report"));
-        let found = failures(&r);
-        let f = found
-            .iter()
-            .find(|f| f["verdict"] == verdict)
-            .unwrap_or_else(|| panic!("{app}: no {verdict}: {r:#}"));
-        assert!(
-            f["example"].as_str().unwrap().contains(words),
-            "{app}: {f:#}"
-        );
-        let file = format!("src/bin/{app}.rs");
-        let at = format!(
-            "{file}:{}:",
-            line_of(&format!("examples/embassy/{file}"), line)
-        );
-        assert!(
-            f["site"].as_str().unwrap().contains(&at),
-            "{app}: {at} in {f:#}"
-        );
-        assert!(f["shrunk"].is_object(), "{app}: not shrunk: {f:#}");
-        let id = f["id"].as_str().unwrap();
-        let elf = embassy_example(app);
-        for shrunk in [false, true] {
-            let more: &[&str] = if shrunk { &["--shrunk"] } else { &[] };
-            let out = replay_bug_with(dir.path(), &elf, id, more);
-            let shown = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                shown.contains(&format!("reproduced: {verdict} {id}")),
-                "{app} (shrunk: {shrunk}): {}",
-                text(&out)
-            );
-            // The lanes are the tasks, by the names of their task functions.
-            assert!(
-                shown
-                    .lines()
-                    .any(|l| l.split_whitespace().nth(1) == Some(task)),
-                "{app}: no step of {task}: {shown}"
-            );
-        }
-        eprintln!(
-            "{app}: campaign {:.1} s, runs {}, {verdict} {}",
-            started.elapsed().as_secs_f64(),
-            r["runs"],
-            f["example"]
+        found_shrunk_and_replayed(
+            &embassy_example(app),
+            "embassy",
+            app,
+            (verdict, words, line, task),
         );
     }
 }
@@ -339,23 +359,6 @@ fn jostle_new_embassy_writes_an_app_whose_campaign_finds_its_bug() {
     );
 }
 
-/// Apps on two priorities (`examples/embassy-multiprio`, QEMU's lm3s6965evb): a thread-mode
-/// `Executor` and an `InterruptExecutor` on a line of the lm3s6965 PAC.
-fn multiprio_campaign(app: &str, dir: &Path) -> std::process::Output {
-    let elf = embassy_multiprio_example(app);
-    jostle_in(
-        dir,
-        &[
-            "campaign",
-            elf.to_str().unwrap(),
-            "--budget",
-            BUDGET,
-            "-j",
-            "2",
-        ],
-    )
-}
-
 /// The interrupt executor's task preempts a thread-mode task inside its poll, at the wake
 /// that pends its line: the uploader's steps come between the barometer's, and it uploads
 /// the pressure the barometer has not corrected yet. Without the preemption (the line
@@ -363,41 +366,18 @@ fn multiprio_campaign(app: &str, dir: &Path) -> std::process::Output {
 #[test]
 fn an_interrupt_executor_preempts_a_thread_mode_poll_and_its_bug_is_found() {
     let app = "calibration_preempted";
-    let dir = tempfile::tempdir().unwrap();
-    let started = Instant::now();
-    let out = multiprio_campaign(app, dir.path());
-    assert_eq!(out.status.code(), Some(40), "{}", text(&out));
-    let r = report(&dir.path().join("jostle-report"));
-    let found = failures(&r);
-    let f = found
-        .iter()
-        .find(|f| f["verdict"] == "panic")
-        .unwrap_or_else(|| panic!("no panic: {r:#}"));
-    assert!(
-        f["example"]
-            .as_str()
-            .unwrap()
-            .contains("uploaded an uncalibrated pressure"),
-        "{f:#}"
+    let shown = found_shrunk_and_replayed(
+        &embassy_multiprio_example(app),
+        "embassy-multiprio",
+        app,
+        (
+            "panic",
+            "uploaded an uncalibrated pressure",
+            "assert_eq!(",
+            "uploader",
+        ),
     );
-    let file = format!("src/bin/{app}.rs");
-    let at = format!(
-        "{file}:{}:",
-        line_of(&format!("examples/embassy-multiprio/{file}"), "assert_eq!(")
-    );
-    assert!(f["site"].as_str().unwrap().contains(&at), "{at} in {f:#}");
-    assert!(f["shrunk"].is_object(), "not shrunk: {f:#}");
-    let id = f["id"].as_str().unwrap();
-    let elf = embassy_multiprio_example(app);
-    for shrunk in [false, true] {
-        let more: &[&str] = if shrunk { &["--shrunk"] } else { &[] };
-        let out = replay_bug_with(dir.path(), &elf, id, more);
-        let shown = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            shown.contains(&format!("reproduced: panic {id}")),
-            "(shrunk: {shrunk}): {}",
-            text(&out)
-        );
+    for shown in &shown {
         // The lanes: the interrupt executor's task by its function's name, its line by the
         // executor's static; the uploader's first step comes inside the barometer's poll
         // (after the barometer took the executor's lock, before it released it).
@@ -433,12 +413,6 @@ fn an_interrupt_executor_preempts_a_thread_mode_poll_and_its_bug_is_found() {
             "the uploader did not preempt the barometer's poll: {shown}"
         );
     }
-    eprintln!(
-        "{app}: campaign {:.1} s, runs {}, panic {}",
-        started.elapsed().as_secs_f64(),
-        r["runs"],
-        f["example"]
-    );
 }
 
 /// A control loop on an interrupt executor (a `Ticker` on its line: its timers request the
@@ -446,18 +420,7 @@ fn an_interrupt_executor_preempts_a_thread_mode_poll_and_its_bug_is_found() {
 /// started from the running `main` task.
 #[test]
 fn an_interrupt_executor_with_timers_passes_its_campaign() {
-    let app = "control_loop";
-    let dir = tempfile::tempdir().unwrap();
-    let started = Instant::now();
-    let out = multiprio_campaign(app, dir.path());
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let r = report(&dir.path().join("jostle-report"));
-    assert!(failures(&r).is_empty(), "{r:#}");
-    eprintln!(
-        "{app}: campaign {:.1} s, runs {}",
-        started.elapsed().as_secs_f64(),
-        r["runs"]
-    );
+    clean_apps_pass(&["control_loop"], embassy_multiprio_example);
 }
 
 /// An Embassy app that did not get Jostle's executor (cargo leaves a `[patch]` for another
