@@ -37,6 +37,7 @@ boards! {
     "nrf52840" => jostle_board_nrf52840,
     "stm32f411" => jostle_board_stm32f411,
     "rp2040" => jostle_board_rp2040,
+    "rp2350" => jostle_board_rp2350,
 }
 
 /// Defines the program's entry: `firmware!(main_task)` runs `main_task` as task 0, on the

@@ -53,6 +53,12 @@ pub const DEFAULT_STEP_LIMIT: u32 = 100_000;
 pub const DEFAULT_IRQ_HORIZON: u32 = 16;
 /// Livelock bound used when no block is present.
 pub const DEFAULT_LIVELOCK_BOUND: u32 = 1_000;
+/// Most steps of identical iterations after which a lone spinner starves (`sched::spin`;
+/// the livelock bound when it is smaller). A task alone whose iterations change nothing can
+/// only be stopped by its own local variables (a counter), so this bounds how long such a
+/// loop may run before it is a finding: a wait with a retry count of more than about half
+/// this is reported too. Every starving run lasts at least this long, so it is kept short.
+pub const STARVATION_BOUND: u32 = 256;
 
 /// The decoded configuration of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -273,7 +273,7 @@ fn every_board_embed_toml_is_what_cargo_embed_reads() {
         "down_channels",
         "tabs",
     ];
-    for board in ["nrf52840", "stm32f411", "rp2040"] {
+    for board in ["nrf52840", "stm32f411", "rp2040", "rp2350"] {
         let path = workspace().join("board").join(board).join("Embed.toml");
         let text = std::fs::read_to_string(&path).unwrap();
         let doc: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{board}: {e}"));
@@ -300,4 +300,52 @@ fn every_board_embed_toml_is_what_cargo_embed_reads() {
         // Blocking: defmt-rtt's default drops what does not fit, cutting a full trace.
         assert_eq!(ch0["mode"].as_str(), Some("BlockIfFull"), "{board}");
     }
+}
+
+#[test]
+fn an_rp2350_image_carries_the_boot_roms_image_definition_and_its_descriptor() {
+    // Built as `cargo firmware-rp2350` builds it (one binary), in a directory of its own.
+    let dir = target_dir().join("rp2350");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let target = "thumbv8m.main-none-eabihf";
+    let status = std::process::Command::new(cargo)
+        .current_dir(workspace())
+        .args(["build", "--release", "--target", target])
+        .args(["-p", "jostle-examples", "--no-default-features"])
+        .args(["--features", "rp2350", "--bin", "rf_fig2", "--target-dir"])
+        .arg(&dir)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success());
+    let elf = dir.join(target).join("release").join("rf_fig2");
+    let fw = jostle_host_tools::trace::elf::Firmware::load(&elf).unwrap();
+    assert_eq!(fw.board.name, "rp2350");
+    assert_eq!(fw.board.chip.as_deref(), Some("RP235x"));
+    assert_eq!(fw.board.machine, None);
+    assert_eq!(fw.board.target.as_deref(), Some(target));
+    // The boot ROM looks for an IMAGE_DEF block within the first 4 KiB of flash: an Arm
+    // Secure executable for the RP2350, the only block of its loop.
+    use object::{Object, ObjectSection};
+    let bytes = std::fs::read(&elf).unwrap();
+    let file = object::File::parse(&*bytes).unwrap();
+    let block = file.section_by_name(".start_block").expect(".start_block");
+    assert!(
+        (0x1000_0000..0x1000_1000 - 20).contains(&block.address()),
+        "{:#x}",
+        block.address()
+    );
+    let words: Vec<u32> = block
+        .data()
+        .unwrap()
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        words,
+        [0xffff_ded3, 0x1021_0142, 0x0000_01ff, 0, 0xab12_3579],
+        "{words:x?}"
+    );
+    // The vector table stays at the start of flash, where the ROM enters the image.
+    let vectors = file.section_by_name(".vector_table").unwrap();
+    assert_eq!(vectors.address(), 0x1000_0000);
 }

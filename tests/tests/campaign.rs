@@ -1271,7 +1271,7 @@ fn a_task_that_spins_on_what_nothing_can_change_is_a_starvation_reported_at_once
             && example.contains("nothing can change it"),
         "{f:#}"
     );
-    // No run went to the step limit: the starving ones ended at the livelock bound.
+    // No run went to the step limit: the starving ones ended at the starvation bound.
     let suspected: Vec<&Value> = r["failures"]
         .as_array()
         .unwrap()

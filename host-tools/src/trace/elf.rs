@@ -176,6 +176,22 @@ impl Firmware {
             .map(|s| s.address())
     }
 
+    /// The function whose code holds `pc` (demangled, without its hash), if the ELF's
+    /// symbol table says.
+    pub fn function_at(&self, pc: u32) -> Option<String> {
+        let file = object::File::parse(&*self.bytes).ok()?;
+        // Thumb function symbols have their lowest bit set.
+        let pc = u64::from(pc & !1);
+        file.symbols()
+            .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+            .find(|s| {
+                let start = s.address() & !1;
+                start <= pc && pc < start + s.size()
+            })
+            .and_then(|s| s.name().ok())
+            .map(|name| format!("{:#}", rustc_demangle::demangle(name)))
+    }
+
     /// Reads `len` bytes at `addr` from the image's initialised memory.
     pub fn read(&self, addr: u32, len: usize) -> Option<&[u8]> {
         let addr = addr as u64;

@@ -22,11 +22,13 @@
 //! - **Starvation.** A task that runs alone while nothing else can act (every other task
 //!   ended or blocked, none postponed, no interrupt source able to fire, no timer pending) and
 //!   repeats the same iteration — the same operations at the same sites on the same locations,
-//!   none of which changes anything, and at least one a read — for the livelock bound's number
-//!   of steps, waits for something nothing can do: the run ends with the `starvation` verdict, naming the task,
-//!   the site of its last read and the location it reads (`Starved`). Its local variables
-//!   are the only thing that could still differ between iterations, so a loop bounded by a
-//!   counter (a delay, a retry limit) of more than the bound's steps is reported too.
+//!   none of which changes anything, and at least one a read — for [`STARVATION_BOUND`] steps
+//!   (the livelock bound when smaller), waits for something nothing can do: the run ends with
+//!   the `starvation` verdict, naming the task, the site of its last read and the location it
+//!   reads (`Starved`). Its local variables are the only thing that could still differ
+//!   between iterations, so a loop bounded by a counter (a delay, a retry limit) of more than
+//!   the bound's steps is reported too. The bound is shorter than the livelock bound: the
+//!   evidence is stronger (nothing else can act), and every starving run lasts that long.
 //!
 //! The evidence is kept only while something is held back (a postponed task, a firing in
 //! reserve while a task runs alone) or a task runs alone, and cleared after every other
@@ -35,6 +37,7 @@
 //! makes the same releases as at the results level).
 
 use super::{Core, Next, Sink};
+use crate::config::STARVATION_BOUND;
 use crate::event::{Event, Verdict};
 use crate::op::Op;
 use crate::task::{TaskId, TaskSet};
@@ -136,8 +139,8 @@ impl<K: Sink> Core<K> {
                 }
                 if self.solo && (t as usize) < crate::task::MAX_TASKS {
                     let read = matches!(op, Op::Read { .. } | Op::AtomicAccess { .. });
-                    self.watch
-                        .observe(t, s, a, read, self.steps, self.livelock_bound);
+                    let bound = self.starvation_bound();
+                    self.watch.observe(t, s, a, read, self.steps, bound);
                 }
             }
             None if matches!(
@@ -165,9 +168,15 @@ impl<K: Sink> Core<K> {
         }
         self.spin_mark(t);
         if self.solo {
-            self.watch
-                .observe(t, s, a, true, self.steps, self.livelock_bound);
+            let bound = self.starvation_bound();
+            self.watch.observe(t, s, a, true, self.steps, bound);
         }
+    }
+
+    /// Steps of identical iterations that make a lone spinner starve: [`STARVATION_BOUND`],
+    /// or the livelock bound when it is smaller.
+    fn starvation_bound(&self) -> u32 {
+        self.livelock_bound.min(STARVATION_BOUND)
     }
 
     /// Task `t` reached a spin mark: it spins if it reached one before and nothing changed

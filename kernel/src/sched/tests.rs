@@ -593,7 +593,9 @@ fn a_postponed_task_is_released_as_soon_as_the_others_only_spin() {
     // RaceFuzzer holds the writer at its race site (the other side never comes); the other
     // task spins. Released at the spinner's second yield, not at the livelock bound.
     let bps = [(10, aux(role::RACE, 0)), (20, aux(role::RACE, 1))];
-    let spinner = spin_on(300);
+    // Fewer steps than the starvation bound: once the writer has ended, the spinner spins
+    // alone on what nothing changes, and a longer script would starve.
+    let spinner = spin_on(100);
     for seed in 0..20 {
         let (v, events) = simulate(
             &with(StrategyId::Race, seed, &bps),
@@ -685,6 +687,29 @@ fn a_task_spinning_alone_on_what_nothing_can_change_starves() {
     let (v, full) = simulate(&config, &[&spin_on(1000)]);
     assert_eq!(v, Verdict::Starvation);
     assert_eq!(full.last(), events.last());
+}
+
+#[test]
+fn a_lone_spinner_starves_at_the_starvation_bound_not_at_a_longer_livelock_bound() {
+    // The default livelock bound (1,000 steps): the spinner starves once its identical
+    // iterations reach STARVATION_BOUND steps, whatever the livelock bound.
+    use crate::config::{DEFAULT_LIVELOCK_BOUND, STARVATION_BOUND};
+    const { assert!(STARVATION_BOUND < DEFAULT_LIVELOCK_BOUND) };
+    let mut config = with(StrategyId::Random, 1, &[]);
+    config.livelock_bound = DEFAULT_LIVELOCK_BOUND;
+    let (v, events) = simulate(&config, &[&spin_on(2000)]);
+    assert_eq!(v, Verdict::Starvation, "{events:?}");
+    let steps = events
+        .iter()
+        .find_map(|e| match *e {
+            Event::Starved { steps, .. } => Some(steps),
+            _ => None,
+        })
+        .expect("the Starved event");
+    assert!(
+        (STARVATION_BOUND..STARVATION_BOUND + 10).contains(&steps),
+        "{steps}"
+    );
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Shared by the end-to-end tests: builds the firmware (QEMU and host port) and the `jostle`
-//! binary once, into a target directory of their own so that the nested cargo never waits
-//! on the outer one's build lock.
+//! binary once per test process. The QEMU firmware goes into a target directory of its own
+//! (`target/jostle-e2e`); the host builds (the `jostle` binary, the host-port executables)
+//! go into the target directory the outer `cargo test` built this test in, whose host
+//! dependencies (probe-rs's tree above all) they share instead of building them again. Cargo
+//! holds that directory's lock only while it builds, not while the tests run.
 #![allow(dead_code)]
 
 use jostle_host_tools::RunOutcome;
@@ -24,37 +27,73 @@ pub fn workspace() -> PathBuf {
         .to_owned()
 }
 
+/// The firmware's target directory (QEMU builds, the projects built apart).
 pub fn target_dir() -> PathBuf {
     workspace().join("target").join("jostle-e2e")
 }
 
-fn cargo(args: &[&str]) {
+/// The target directory the outer `cargo test` built this test in (`CARGO_TARGET_TMPDIR`
+/// is its `tmp`), where the host builds go.
+pub fn host_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn cargo(args: &[&str], target_dir: &Path) {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(workspace())
         .args(args)
         .arg("--target-dir")
-        .arg(target_dir())
+        .arg(target_dir)
         .status()
         .expect("cargo runs");
     assert!(status.success(), "cargo {args:?} failed");
 }
 
-/// Builds everything the tests run, once per test process.
+/// Builds everything the tests run, once per test process. The host packages are built one
+/// at a time: together, the examples' features (the kernel's host port) would be unified
+/// into the tool's dependencies, and the tool built again beside the outer build's.
 pub fn built() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        cargo(&[
-            "build",
-            "--release",
-            "--target",
-            "thumbv7m-none-eabi",
-            "-p",
-            "jostle-examples",
-            "-p",
-            "jostle-test-firmware",
-        ]);
-        cargo(&["build", "-p", "jostle-examples", "-p", "jostle-host-tools"]);
+        // One package at a time: built together, the test firmware's kernel features
+        // (`tasks-32`) would be unified into the examples, and `jostle run -p
+        // jostle-examples` (which builds the examples alone) would relink the same ELFs
+        // differently while other tests read them.
+        for package in ["jostle-examples", "jostle-test-firmware"] {
+            cargo(
+                &[
+                    "build",
+                    "--release",
+                    "--target",
+                    "thumbv7m-none-eabi",
+                    "-p",
+                    package,
+                ],
+                &target_dir(),
+            );
+        }
+        // The tool beside this very test target (built already): with it selected, the
+        // tests' dev-dependencies take part in the features as in the outer build.
+        let host = host_target_dir();
+        cargo(
+            &[
+                "build",
+                "-p",
+                "jostle-host-tools",
+                "--bin",
+                "jostle",
+                "-p",
+                "jostle-tests",
+                "--test",
+                env!("CARGO_CRATE_NAME"),
+            ],
+            &host,
+        );
+        cargo(&["build", "-p", "jostle-examples"], &host);
     });
 }
 
@@ -70,15 +109,15 @@ pub fn elf(bin: &str) -> PathBuf {
 /// The host-port executable of an example.
 pub fn host_exe(bin: &str) -> PathBuf {
     built();
-    target_dir().join("debug").join(bin)
+    host_target_dir().join("debug").join(bin)
 }
 
 /// The host-port build of a test firmware binary (built once per test process).
 #[allow(dead_code)]
 pub fn host_test_exe(bin: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| cargo(&["build", "-p", "jostle-test-firmware"]));
-    target_dir().join("debug").join(bin)
+    BUILT.get_or_init(|| cargo(&["build", "-p", "jostle-test-firmware"], &host_target_dir()));
+    host_target_dir().join("debug").join(bin)
 }
 
 /// The QEMU build of example `bin` whose defmt goes through `defmt-rtt`, the RTT up buffer
@@ -148,7 +187,7 @@ pub fn jostle() -> PathBuf {
     built();
     match std::env::var_os("JOSTLE_BIN") {
         Some(bin) => PathBuf::from(bin),
-        None => target_dir().join("debug").join("jostle"),
+        None => host_target_dir().join("debug").join("jostle"),
     }
 }
 
@@ -172,9 +211,17 @@ pub fn qemu() -> Qemu {
     }
 }
 
-/// One QEMU run, decoded; fails the test on a stream error.
+/// [`qemu`] on the machine and CPU that `fw`'s board descriptor names.
+pub fn qemu_for(fw: &Firmware) -> Qemu {
+    Qemu {
+        timeout: Duration::from_secs(20),
+        ..Qemu::for_board(&fw.board).expect("a QEMU board")
+    }
+}
+
+/// One QEMU run (on the machine `fw` names), decoded; fails the test on a stream error.
 pub fn run_qemu(fw: &Firmware, config: Config) -> RunOutcome {
-    let raw = qemu().run(fw, &config).expect("qemu runs");
+    let raw = qemu_for(fw).run(fw, &config).expect("qemu runs");
     let out = RunOutcome::from_qemu(fw, config, raw);
     if let Some(e) = &out.error {
         panic!("stream error: {e}");
@@ -279,7 +326,13 @@ pub fn crate_example(bin: &str, host: bool) -> PathBuf {
 
 /// A test application of `tests/apps/NAME` (a project of its own, as a user's is), built
 /// for QEMU once per test process: the ELF of its binary `NAME`.
+#[allow(dead_code)]
 pub fn test_app(name: &str) -> PathBuf {
+    test_app_bin(name, name)
+}
+
+/// [`test_app`]'s binary `bin`.
+pub fn test_app_bin(name: &str, bin: &str) -> PathBuf {
     static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let dir = target_dir().join("apps");
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
@@ -295,7 +348,7 @@ pub fn test_app(name: &str) -> PathBuf {
         assert!(status.success(), "building tests/apps/{name} failed");
         built.push(name.to_owned());
     }
-    dir.join("thumbv7m-none-eabi").join("release").join(name)
+    dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }
 
 /// Runs `scripts/<script>` with `args` in the tests' target directory (the outer cargo's

@@ -209,7 +209,7 @@ fn run_checked(
     fw: &jostle_host_tools::trace::elf::Firmware,
     config: Config,
 ) -> anyhow::Result<RunOutcome> {
-    let raw = Qemu::default().run(fw, &config)?;
+    let raw = Qemu::for_board(&fw.board)?.run(fw, &config)?;
     let outcome = RunOutcome::from_qemu(fw, config, raw);
     match outcome.error {
         Some(e) => Err(e.into()),

@@ -29,8 +29,8 @@
 //! 6. when still none gives it, two-entry schedules: a switch of step 4 and a switch back.
 //!
 //! The shortest schedule found is replayed once at full trace (its figures and timeline).
-//! A shrink stops when it stops gaining: after [`PATIENCE`] runs without a shorter schedule,
-//! and at most [`MAX_RUNS`] runs a finding.
+//! A shrink stops when it stops gaining: after [`PATIENCE`] runs without a shorter schedule
+//! (counted afresh when delta debugging begins), and at most [`MAX_RUNS`] runs a finding.
 
 mod ddmin;
 mod directed;
@@ -311,8 +311,12 @@ impl Search<'_> {
     }
 
     /// Delta debugging over `entries`: the preemptive ones first (the rest kept), then the
-    /// rest (the preemptions kept minimal).
+    /// rest (the preemptions kept minimal). It gets a patience of its own: the directed
+    /// schedules before it are one or two switches, and a finding that needs more (a lost
+    /// update, then a spinner left alone: a starvation) would otherwise use the patience up
+    /// before its recorded schedule is even tried.
     fn ddmin_over(&mut self, entries: &[Entry]) {
+        self.improved = self.runs;
         let preemptive: Vec<Breakpoint> = entries
             .iter()
             .filter(|e| e.preemptive)

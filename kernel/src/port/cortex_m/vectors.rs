@@ -33,7 +33,7 @@ pub(super) fn redirect() {
         let scb = &*cortex_m::peripheral::SCB::PTR;
         let table = &raw mut VECTORS as *mut u32;
         let from = scb.vtor.read() as *const u32;
-        if from == table as *const u32 {
+        if core::ptr::eq(from, table) {
             return;
         }
         // ICTR.INTLINESNUM: the NVIC implements 32 * (n + 1) lines.
