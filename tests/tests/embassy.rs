@@ -415,6 +415,25 @@ fn an_interrupt_executor_preempts_a_thread_mode_poll_and_its_bug_is_found() {
     }
 }
 
+/// A task of an interrupt executor that waits for a wake nothing sends is a lost wake-up,
+/// named after the task and pointing at its `.await` (from the return addresses on the main
+/// stack, which its handler polls it on).
+#[test]
+fn an_interrupt_executor_task_never_woken_is_a_lost_wake_up() {
+    let app = "lost_command";
+    found_shrunk_and_replayed(
+        &embassy_multiprio_example(app),
+        "embassy-multiprio",
+        app,
+        (
+            "lost_wake",
+            "lost wake-up: task motor waits at src/bin/lost_command.rs:",
+            "let speed = COMMAND.wait().await;",
+            "motor",
+        ),
+    );
+}
+
 /// A control loop on an interrupt executor (a `Ticker` on its line: its timers request the
 /// line) feeding thread-mode tasks through a `Channel` passes every campaign; its executor is
 /// started from the running `main` task.

@@ -269,7 +269,8 @@ fn poll(core: &'static ExecutorCore, header: &'static TaskHeader) {
         }
     } else if !header.queued.get() && header.timer_at.get() == u64::MAX {
         // Waiting for a wake that only another context can send: if none comes, that is a
-        // lost wake-up.
-        clock::sleep_detached(g, header.site.get(), header.wait_pcs.get());
+        // lost wake-up, of this context (named after the task), where it registered its
+        // waker. A request or the next poll withdraws it.
+        clock::sleep(g, 0, header.wait_pcs.get());
     }
 }
