@@ -70,6 +70,17 @@ fn missing_linker_scripts(file: &object::File) -> String {
     )
 }
 
+/// Does the ELF hold embassy-executor's code (a function of the crate: its mangled name
+/// holds the crate's length-prefixed name, in both of rustc's manglings; or the real
+/// executor's exported pender)? Asked only of an ELF without a board descriptor, which
+/// Jostle's stand-in always brings.
+fn embassy_executor_inside(file: &object::File) -> bool {
+    file.symbols().any(|s| {
+        s.name()
+            .is_ok_and(|n| n == "__pender" || n.contains("16embassy_executor"))
+    })
+}
+
 impl Firmware {
     /// Reads and checks a firmware ELF.
     pub fn load(path: &Path) -> Result<Firmware, JostleError> {
@@ -90,6 +101,15 @@ impl Firmware {
                 path: path.to_owned(),
                 reason,
             })?;
+        if file
+            .section_by_name(jostle_kernel::descriptor::SECTION)
+            .is_none()
+            && embassy_executor_inside(&file)
+        {
+            return Err(JostleError::UnpatchedEmbassy {
+                path: path.to_owned(),
+            });
+        }
         let table = defmt_decoder::Table::parse(&bytes)
             .map_err(|e| JostleError::NotElf {
                 path: path.to_owned(),

@@ -439,6 +439,14 @@ pub fn embassy_example(bin: &str) -> PathBuf {
     project_example(&BUILT, "embassy", bin)
 }
 
+/// The project of Embassy apps on two priorities (`examples/embassy-multiprio`: an
+/// `InterruptExecutor` on a line of the lm3s6965 PAC, for QEMU's lm3s6965evb): binary `bin`,
+/// built as [`embassy_example`]'s.
+pub fn embassy_multiprio_example(bin: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    project_example(&BUILT, "embassy-multiprio", bin)
+}
+
 /// The project of RTIC apps (`examples/rtic`: a workspace of its own, `rtic` and
 /// `portable-atomic` patched to Jostle's stand-ins): binary `bin`, built for QEMU, as
 /// [`embassy_example`].
