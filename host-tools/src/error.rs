@@ -38,6 +38,16 @@ pub enum JostleError {
         /// What is missing, as far as the ELF tells (see `trace::elf`).
         hint: String,
     },
+    /// The ELF is a framework's app built without Jostle's stand-in for the framework (exit
+    /// 28, as a firmware without Jostle): no board descriptor, but the real framework's
+    /// code. Cargo left the `[patch]` unused (a version the stand-in does not serve).
+    #[error(
+        "{path}: an Embassy app built with the real embassy-executor, not Jostle's (shims/embassy-executor stands in for embassy-executor 0.10 only: see cargo's warning `patch embassy-executor ... was not used in the crate graph`, ask for \"0.10\", and run `cargo update -p embassy-executor` when Cargo.lock holds another version)"
+    )]
+    UnpatchedEmbassy {
+        /// The file.
+        path: PathBuf,
+    },
     /// The event stream stopped in the middle (exit 23).
     #[error("truncated defmt stream: {0}")]
     StreamTruncated(String),
@@ -140,6 +150,7 @@ impl JostleError {
             JostleError::NoDefmt(_) => 22,
             JostleError::BadDefmt { .. } => 22,
             JostleError::NoConfigSymbol { .. } => 28,
+            JostleError::UnpatchedEmbassy { .. } => 28,
             JostleError::StreamTruncated(_) => 23,
             JostleError::StreamCorrupt(_) => 24,
             JostleError::BuildFailed(_) => 25,

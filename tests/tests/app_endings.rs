@@ -22,7 +22,7 @@ fn each_way_the_app_ends_a_run_is_its_verdict_with_its_own_output_beside_the_fra
     let fw = app();
     let fw = fw.to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let panic_line = line_of("tests/apps/app-endings/src/main.rs", "panic!(");
+    let panic_line = line_of("tests/apps/app-endings/src/app.rs", "panic!(");
     for (arg, code, verdict) in [
         ("0", 0, "verdict: pass after 7 steps"),
         ("1", 0, "verdict: pass after 7 steps"),
@@ -34,7 +34,7 @@ fn each_way_the_app_ends_a_run_is_its_verdict_with_its_own_output_beside_the_fra
         (
             "3",
             11,
-            "verdict: panic after 8 steps (seed 0): task t0 panicked at src/main.rs:",
+            "verdict: panic after 8 steps (seed 0): task t0 panicked at src/app.rs:",
         ),
     ] {
         let out = jostle_in(dir.path(), &["run", fw, "--arg", arg]);
@@ -54,7 +54,7 @@ fn each_way_the_app_ends_a_run_is_its_verdict_with_its_own_output_beside_the_fra
     let out = jostle_in(dir.path(), &["run", fw, "--arg", "3"]);
     assert!(
         stdout(&out).contains(&format!(
-            "panicked at src/main.rs:{panic_line}:14: the app gave up at count 2"
+            "panicked at src/app.rs:{panic_line}:14: the app gave up at count 2"
         )),
         "{}",
         text(&out)
@@ -139,4 +139,50 @@ fn a_campaign_finds_the_apps_failure_and_panic_and_replays_them() {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+/// An app whose panic handler spins in silence (panic-halt, not patched): the run goes quiet
+/// until the silence limit, and QEMU, asked where its CPU is before it is killed, says the
+/// panic handler: a panic, never a suspected timeout that a campaign would pass.
+#[test]
+fn an_app_that_halts_in_its_panic_handler_panicked_and_its_campaign_fails() {
+    let fw = test_app_bin("app-endings", "app-halts");
+    let fw_text = fw.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = jostle_in(
+        dir.path(),
+        &["run", fw_text, "--arg", "3", "--timeout", "1"],
+    );
+    let shown = stdout(&out);
+    assert_eq!(out.status.code(), Some(11), "{}", text(&out));
+    assert!(
+        shown.contains("verdict: panic") && shown.contains("panic handler spins silently"),
+        "{shown}"
+    );
+    // The same app that does not panic passes; one that exits reporting failure fails.
+    for (arg, code) in [("1", 0), ("2", 46)] {
+        let out = jostle_in(dir.path(), &["run", fw_text, "--arg", arg]);
+        assert_eq!(out.status.code(), Some(code), "--arg {arg}: {}", text(&out));
+    }
+    let out = jostle_in(
+        dir.path(),
+        &[
+            "campaign",
+            fw_text,
+            "--arg",
+            "3",
+            "--timeout",
+            "1",
+            "--phase1-runs",
+            "2",
+            "--runs-per-candidate",
+            "1",
+            "--no-shrink",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(40), "{}", text(&out));
+    let r = report(&dir.path().join("jostle-report"));
+    let found = failures(&r);
+    assert_eq!(found.len(), 1, "{r:#}");
+    assert_eq!(found[0]["verdict"], "panic", "{r:#}");
 }

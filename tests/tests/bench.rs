@@ -129,6 +129,29 @@ fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their
         after("point with switch"),
     );
     assert!(0.0 < alone && alone < stays && stays < switch, "{random}");
+    // The same on every core, with the kernel's flash and RAM there.
+    for core in ["M0", "M3", "M4F", "M33"] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("core cost    {core} ")))
+            .unwrap_or_else(|| panic!("no {core} row:\n{text}"));
+        let at = |phrase: &str| -> f64 {
+            let at = row.find(phrase).expect(phrase) + phrase.len();
+            row[at..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let point = at("yield point");
+        assert!(point > 0.0 && point < at("point with switch"), "{row}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("footprint    {core} "))),
+            "{text}"
+        );
+    }
     // An Embassy task's poll step (four scheduling points and the poll) beside a task's
     // yield point: more than one point, measured for one task and for two.
     let poll = figure(&text, "embassy poll  1 task", "instructions");

@@ -219,6 +219,7 @@ fn truncated_and_corrupt_streams_are_detected() {
             stderr: String::new(),
             wall: std::time::Duration::ZERO,
             over_limit: None,
+            stuck_pc: None,
         },
     );
     assert!(matches!(run.error, Some(JostleError::StreamTruncated(_))));

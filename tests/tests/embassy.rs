@@ -24,6 +24,12 @@ const CLEAN: [&str; 9] = [
     "task_pool",
 ];
 
+/// Clean apps on embassy-sync's raw mutexes for one executor: `ThreadModeRawMutex` (checks
+/// it runs in thread mode: Jostle's tasks do) and `NoopRawMutex` (no lock at all: a
+/// scheduling point inside its section, a wake, switches to no task that could enter it,
+/// since an executor's polls never interleave).
+const RAW_MUTEX_APPS: [&str; 2] = ["thread_mode_mutex", "noop_mutex_join"];
+
 /// The apps with a bug: (app, verdict, words of the finding, the line it points at, a task
 /// name the replay shows).
 const BUGGY: [(&str, &str, &str, &str, &str); 4] = [
@@ -68,8 +74,7 @@ fn outside_target() -> std::path::PathBuf {
     target_dir().join("embassy-outside")
 }
 
-fn campaign(app: &str, dir: &Path) -> std::process::Output {
-    let elf = embassy_example(app);
+fn campaign(elf: &Path, dir: &Path) -> std::process::Output {
     jostle_in(
         dir,
         &[
@@ -83,12 +88,85 @@ fn campaign(app: &str, dir: &Path) -> std::process::Output {
     )
 }
 
+/// Runs the campaign of app `app` (ELF `elf`, source in `examples/<project>`), checks that it
+/// finds `verdict` with `words` in its message at the line holding `line`, shrinks it and
+/// replays it, whole and shrunk, with a lane named `task`; returns the two replays'
+/// interleavings.
+fn found_shrunk_and_replayed(
+    elf: &Path,
+    project: &str,
+    app: &str,
+    (verdict, words, line, task): (&str, &str, &str, &str),
+) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = campaign(elf, dir.path());
+    assert_eq!(out.status.code(), Some(40), "{app}: {}", text(&out));
+    let r = report(&dir.path().join("jostle-report"));
+    let found = failures(&r);
+    let f = found
+        .iter()
+        .find(|f| f["verdict"] == verdict)
+        .unwrap_or_else(|| panic!("{app}: no {verdict}: {r:#}"));
+    assert!(
+        f["example"].as_str().unwrap().contains(words),
+        "{app}: {f:#}"
+    );
+    let file = format!("src/bin/{app}.rs");
+    let at = format!(
+        "{file}:{}:",
+        line_of(&format!("examples/{project}/{file}"), line)
+    );
+    assert!(
+        f["site"].as_str().unwrap().contains(&at),
+        "{app}: {at} in {f:#}"
+    );
+    assert!(f["shrunk"].is_object(), "{app}: not shrunk: {f:#}");
+    let id = f["id"].as_str().unwrap();
+    let mut shown = Vec::new();
+    for shrunk in [false, true] {
+        let more: &[&str] = if shrunk { &["--shrunk"] } else { &[] };
+        let out = replay_bug_with(dir.path(), elf, id, more);
+        let replay = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            replay.contains(&format!("reproduced: {verdict} {id}")),
+            "{app} (shrunk: {shrunk}): {}",
+            text(&out)
+        );
+        // The lanes are the tasks, by the names of their task functions.
+        assert!(
+            replay
+                .lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(task)),
+            "{app}: no step of {task}: {replay}"
+        );
+        shown.push(replay);
+    }
+    eprintln!(
+        "{app}: campaign {:.1} s, runs {}, {verdict} {}",
+        started.elapsed().as_secs_f64(),
+        r["runs"],
+        f["example"]
+    );
+    shown
+}
+
 #[test]
 fn clean_embassy_apps_pass_their_campaigns() {
-    for app in CLEAN {
+    clean_apps_pass(&CLEAN, embassy_example);
+}
+
+#[test]
+fn apps_on_thread_mode_and_noop_raw_mutexes_pass_their_campaigns() {
+    clean_apps_pass(&RAW_MUTEX_APPS, embassy_example);
+}
+
+/// Each app's campaign (its ELF from `example`) finds nothing.
+fn clean_apps_pass(apps: &[&str], example: fn(&str) -> std::path::PathBuf) {
+    for &app in apps {
         let dir = tempfile::tempdir().unwrap();
         let started = Instant::now();
-        let out = campaign(app, dir.path());
+        let out = campaign(&example(app), dir.path());
         assert_eq!(out.status.code(), Some(0), "{app}: {}", text(&out));
         let r = report(&dir.path().join("jostle-report"));
         assert!(failures(&r).is_empty(), "{app}: {r:#}");
@@ -103,54 +181,11 @@ fn clean_embassy_apps_pass_their_campaigns() {
 #[test]
 fn buggy_embassy_apps_are_found_named_shrunk_and_replayed() {
     for (app, verdict, words, line, task) in BUGGY {
-        let dir = tempfile::tempdir().unwrap();
-        let started = Instant::now();
-        let out = campaign(app, dir.path());
-        assert_eq!(out.status.code(), Some(40), "{app}: {}", text(&out));
-        let r = report(&dir.path().join("jostle-report"));
-        let found = failures(&r);
-        let f = found
-            .iter()
-            .find(|f| f["verdict"] == verdict)
-            .unwrap_or_else(|| panic!("{app}: no {verdict}: {r:#}"));
-        assert!(
-            f["example"].as_str().unwrap().contains(words),
-            "{app}: {f:#}"
-        );
-        let file = format!("src/bin/{app}.rs");
-        let at = format!(
-            "{file}:{}:",
-            line_of(&format!("examples/embassy/{file}"), line)
-        );
-        assert!(
-            f["site"].as_str().unwrap().contains(&at),
-            "{app}: {at} in {f:#}"
-        );
-        assert!(f["shrunk"].is_object(), "{app}: not shrunk: {f:#}");
-        let id = f["id"].as_str().unwrap();
-        let elf = embassy_example(app);
-        for shrunk in [false, true] {
-            let more: &[&str] = if shrunk { &["--shrunk"] } else { &[] };
-            let out = replay_bug_with(dir.path(), &elf, id, more);
-            let shown = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                shown.contains(&format!("reproduced: {verdict} {id}")),
-                "{app} (shrunk: {shrunk}): {}",
-                text(&out)
-            );
-            // The lanes are the tasks, by the names of their task functions.
-            assert!(
-                shown
-                    .lines()
-                    .any(|l| l.split_whitespace().nth(1) == Some(task)),
-                "{app}: no step of {task}: {shown}"
-            );
-        }
-        eprintln!(
-            "{app}: campaign {:.1} s, runs {}, {verdict} {}",
-            started.elapsed().as_secs_f64(),
-            r["runs"],
-            f["example"]
+        found_shrunk_and_replayed(
+            &embassy_example(app),
+            "embassy",
+            app,
+            (verdict, words, line, task),
         );
     }
 }
@@ -321,5 +356,173 @@ fn jostle_new_embassy_writes_an_app_whose_campaign_finds_its_bug() {
         stdout.contains("sensor 2 got sensor 1's reading"),
         "{}",
         text(&run)
+    );
+}
+
+/// The interrupt executor's task preempts a thread-mode task inside its poll, at the wake
+/// that pends its line: the uploader's steps come between the barometer's, and it uploads
+/// the pressure the barometer has not corrected yet. Without the preemption (the line
+/// polled after the waking poll, as one thread-mode executor would) the app has no bug.
+#[test]
+fn an_interrupt_executor_preempts_a_thread_mode_poll_and_its_bug_is_found() {
+    let app = "calibration_preempted";
+    let shown = found_shrunk_and_replayed(
+        &embassy_multiprio_example(app),
+        "embassy-multiprio",
+        app,
+        (
+            "panic",
+            "uploaded an uncalibrated pressure",
+            "assert_eq!(",
+            "uploader",
+        ),
+    );
+    for shown in &shown {
+        // The lanes: the interrupt executor's task by its function's name, its line by the
+        // executor's static; the uploader's first step comes inside the barometer's poll
+        // (after the barometer took the executor's lock, before it released it).
+        let steps: Vec<(&str, &str)> = shown
+            .lines()
+            .filter_map(|l| {
+                let mut words = l.split_whitespace();
+                let _step = words.next()?;
+                let lane = words.next()?;
+                Some((lane, l))
+            })
+            .collect();
+        let first_upload = steps
+            .iter()
+            .position(|&(lane, _)| lane == "uploader")
+            .unwrap_or_else(|| panic!("no step of uploader: {shown}"));
+        assert!(
+            steps.iter().any(|&(lane, _)| lane == "UPLOADS"),
+            "the line's context is not named after the executor: {shown}"
+        );
+        let barometer: Vec<&str> = steps[..first_upload]
+            .iter()
+            .filter(|&&(lane, _)| lane == "barometer")
+            .map(|&(_, l)| l)
+            .collect();
+        let in_poll = barometer
+            .iter()
+            .rev()
+            .find(|l| l.contains("acquire lock") || l.contains("release lock"))
+            .is_some_and(|l| l.contains("acquire lock"));
+        assert!(
+            in_poll,
+            "the uploader did not preempt the barometer's poll: {shown}"
+        );
+    }
+}
+
+/// A task of an interrupt executor that waits for a wake nothing sends is a lost wake-up,
+/// named after the task and pointing at its `.await` (from the return addresses on the main
+/// stack, which its handler polls it on).
+#[test]
+fn an_interrupt_executor_task_never_woken_is_a_lost_wake_up() {
+    let app = "lost_command";
+    found_shrunk_and_replayed(
+        &embassy_multiprio_example(app),
+        "embassy-multiprio",
+        app,
+        (
+            "lost_wake",
+            "lost wake-up: task motor waits at src/bin/lost_command.rs:",
+            "let speed = COMMAND.wait().await;",
+            "motor",
+        ),
+    );
+}
+
+/// A control loop on an interrupt executor (a `Ticker` on its line: its timers request the
+/// line) feeding thread-mode tasks through a `Channel` passes every campaign; its executor is
+/// started from the running `main` task.
+#[test]
+fn an_interrupt_executor_with_timers_passes_its_campaign() {
+    clean_apps_pass(&["control_loop"], embassy_multiprio_example);
+}
+
+/// An Embassy app that did not get Jostle's executor (cargo leaves a `[patch]` for another
+/// version unused and builds the real one; here the patch line is left out, which makes the
+/// same ELF): `jostle campaign` refuses it with one line and exit 28, instead of reading
+/// the ELF as a firmware of its own without defmt data.
+#[test]
+fn an_embassy_app_built_with_the_real_executor_is_refused_with_one_line() {
+    let tmp = outside_dir("jostle-real-embassy-");
+    let project = tmp.path().join("blinky");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::create_dir_all(project.join(".cargo")).unwrap();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        r#"[package]
+name = "blinky"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+embassy-executor = { version = "0.10", features = ["platform-cortex-m", "executor-thread"] }
+cortex-m = { version = "0.7", features = ["critical-section-single-core"] }
+cortex-m-rt = "0.7"
+lm3s6965 = "0.2"
+panic-halt = "1"
+
+[profile.release]
+debug = true
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".cargo/config.toml"),
+        r#"[build]
+target = "thumbv7m-none-eabi"
+
+[target.thumbv7m-none-eabi]
+rustflags = ["-C", "link-arg=-Tlink.x"]
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("src/main.rs"),
+        r#"#![no_std]
+#![no_main]
+
+use embassy_executor::Spawner;
+use lm3s6965 as _;
+use panic_halt as _;
+
+#[embassy_executor::task]
+async fn blink() {}
+
+#[embassy_executor::main]
+async fn main(spawner: Spawner) {
+    spawner.spawn(blink().unwrap());
+}
+"#,
+    )
+    .unwrap();
+    std::fs::copy(
+        workspace().join("rust-toolchain.toml"),
+        project.join("rust-toolchain.toml"),
+    )
+    .unwrap();
+    let target = outside_target();
+    let build = user_cargo(
+        &project,
+        &["build", "--release"],
+        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
+    );
+    assert!(build.status.success(), "{}", text(&build));
+    let elf = target.join("thumbv7m-none-eabi/release/blinky");
+    let out = jostle_in(
+        tmp.path(),
+        &["campaign", elf.to_str().unwrap(), "--budget", "4"],
+    );
+    assert_eq!(out.status.code(), Some(28), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(
+        said[0].contains("built with the real embassy-executor, not Jostle's"),
+        "{stderr}"
     );
 }

@@ -98,6 +98,7 @@ fn raw(frames: Vec<u8>, exit_code: Option<i32>) -> RawRun {
         exit_code,
         timed_out: false,
         over_limit: None,
+        stuck_pc: None,
         stderr: String::new(),
         wall: Duration::ZERO,
     }

@@ -70,6 +70,17 @@ fn missing_linker_scripts(file: &object::File) -> String {
     )
 }
 
+/// Does the ELF hold embassy-executor's code (a function of the crate: its mangled name
+/// holds the crate's length-prefixed name, in both of rustc's manglings; or the real
+/// executor's exported pender)? Asked only of an ELF without a board descriptor, which
+/// Jostle's stand-in always brings.
+fn embassy_executor_inside(file: &object::File) -> bool {
+    file.symbols().any(|s| {
+        s.name()
+            .is_ok_and(|n| n == "__pender" || n.contains("16embassy_executor"))
+    })
+}
+
 impl Firmware {
     /// Reads and checks a firmware ELF.
     pub fn load(path: &Path) -> Result<Firmware, JostleError> {
@@ -90,6 +101,15 @@ impl Firmware {
                 path: path.to_owned(),
                 reason,
             })?;
+        if file
+            .section_by_name(jostle_kernel::descriptor::SECTION)
+            .is_none()
+            && embassy_executor_inside(&file)
+        {
+            return Err(JostleError::UnpatchedEmbassy {
+                path: path.to_owned(),
+            });
+        }
         let table = defmt_decoder::Table::parse(&bytes)
             .map_err(|e| JostleError::NotElf {
                 path: path.to_owned(),
@@ -154,6 +174,22 @@ impl Firmware {
         file.symbols()
             .find(|s| s.name() == Ok(name))
             .map(|s| s.address())
+    }
+
+    /// The function whose code holds `pc` (demangled, without its hash), if the ELF's
+    /// symbol table says.
+    pub fn function_at(&self, pc: u32) -> Option<String> {
+        let file = object::File::parse(&*self.bytes).ok()?;
+        // Thumb function symbols have their lowest bit set.
+        let pc = u64::from(pc & !1);
+        file.symbols()
+            .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+            .find(|s| {
+                let start = s.address() & !1;
+                start <= pc && pc < start + s.size()
+            })
+            .and_then(|s| s.name().ok())
+            .map(|name| format!("{:#}", rustc_demangle::demangle(name)))
     }
 
     /// Reads `len` bytes at `addr` from the image's initialised memory.

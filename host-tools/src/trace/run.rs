@@ -199,6 +199,7 @@ impl RunOutcome {
         let Ending {
             exit_code,
             timed_out,
+            stuck_pc,
             mut error,
             frames,
         } = ending;
@@ -246,8 +247,12 @@ impl RunOutcome {
         // semihosting exit (no `RunEnd`: QEMU exits with the app's code).
         let mut timed_out = timed_out;
         let mut app_ended = false;
-        if elf.is_some_and(|f| f.board.framework.is_some()) {
-            let ended = AppEnding::read(&app_output, &logs, outcome, exit_code, timed_out);
+        if let Some(elf) = elf.filter(|f| f.board.framework.is_some()) {
+            let ended =
+                AppEnding::read(&app_output, &logs, outcome, exit_code, timed_out).or_else(|| {
+                    let pc = stuck_pc.filter(|_| timed_out && outcome.is_none())?;
+                    AppEnding::spinning(&elf.function_at(pc)?)
+                });
             if let Some(ending) = ended {
                 if let Some(p) = ending.panic {
                     panic = Some(PanicReport {
@@ -578,6 +583,7 @@ impl RunOutcome {
             let reset = Ending {
                 exit_code: verdict_exit_code(&items),
                 timed_out: false,
+                stuck_pc: None,
                 error: None,
                 frames: ending.frames,
             };
@@ -647,6 +653,33 @@ impl AppEnding {
     }
 }
 
+impl AppEnding {
+    /// A run gone silent whose CPU spins in `function`: a panic handler that says nothing
+    /// (`panic-halt`'s `loop {}`, inlined into the panic entry or not) or cortex-m-rt's
+    /// default `HardFault`. Anywhere else the silence stays a timeout.
+    fn spinning(function: &str) -> Option<AppEnding> {
+        // The panic handler's symbol is `rust_begin_unwind` (`__rustc::` in v0 mangling).
+        let panics = function.trim_start_matches("__rustc::") == "rust_begin_unwind"
+            || function.starts_with("core::panicking::")
+            || function.starts_with("panic_halt::");
+        if panics {
+            return Some(AppEnding {
+                verdict: Verdict::Panic,
+                panic: Some((
+                    None,
+                    Some(format!(
+                        "the app's panic handler spins silently (in {function}): patch panic-halt with shims/panic-halt for the panic's site and message"
+                    )),
+                )),
+            });
+        }
+        matches!(function, "HardFault" | "HardFault_").then_some(AppEnding {
+            verdict: Verdict::HardFault,
+            panic: None,
+        })
+    }
+}
+
 /// The location and message of a Rust panic report (`panicked at src/main.rs:10:5:` then
 /// the message on the next line; older formats put the message first, quoted).
 fn parse_panic(text: &str) -> Option<(Option<SiteLoc>, Option<String>)> {
@@ -677,6 +710,8 @@ pub struct Ending {
     pub exit_code: Option<i32>,
     /// The wall-clock limit was hit.
     pub timed_out: bool,
+    /// Where the CPU was when the limit was hit, if the transport could ask (QEMU).
+    pub stuck_pc: Option<u32>,
     /// A stream problem found while decoding.
     pub error: Option<JostleError>,
     /// defmt frames (or lines) decoded.
@@ -763,6 +798,23 @@ impl RunOutcome {
 mod tests {
     use super::*;
     use jostle_kernel::config::Breakpoint;
+
+    #[test]
+    fn a_cpu_spinning_in_a_panic_or_fault_handler_is_that_failure_and_elsewhere_a_timeout() {
+        let verdict = |f: &str| AppEnding::spinning(f).map(|e| e.verdict);
+        for f in [
+            "__rustc::rust_begin_unwind",
+            "rust_begin_unwind",
+            "core::panicking::panic_fmt",
+            "panic_halt::panic",
+        ] {
+            assert_eq!(verdict(f), Some(Verdict::Panic), "{f}");
+        }
+        assert_eq!(verdict("HardFault_"), Some(Verdict::HardFault));
+        for f in ["app::main", "DefaultHandler_", "my_panicky_loop"] {
+            assert_eq!(verdict(f), None, "{f}");
+        }
+    }
     use jostle_kernel::targets::{aux, role};
 
     fn run(breakpoints: &[Breakpoint], events: Vec<Event>) -> RunOutcome {

@@ -252,6 +252,7 @@ impl RunOutcome {
             Ending {
                 exit_code: raw.exit_code,
                 timed_out: raw.timed_out,
+                stuck_pc: None,
                 error: raw.over_limit.map(over_limit),
                 frames,
             },

@@ -16,6 +16,7 @@ pub mod hostport;
 pub mod probe;
 pub mod process;
 pub mod qemu;
+pub mod qmp;
 pub mod retry;
 pub mod served;
 

@@ -387,6 +387,7 @@ impl RunOutcome {
             Ending {
                 exit_code,
                 timed_out: timed_out || lost,
+                stuck_pc: None,
                 // A board lost in the middle of a frame leaves a partial one: the run is
                 // marked lost, not the stream corrupt.
                 error: if lost { None } else { decoded.error },

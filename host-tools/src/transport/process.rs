@@ -127,6 +127,18 @@ pub fn watch(
     progress: &Progress,
     what: &str,
 ) -> Result<(Option<i32>, Option<Kill>), JostleError> {
+    watch_then(child, limits, progress, what, || {})
+}
+
+/// [`watch`], calling `at_limit` before killing `child` at a time limit (the silence or the
+/// run's wall clock), while it still runs: what a silent process is doing can be asked then.
+pub fn watch_then(
+    child: &mut Child,
+    limits: &Limits,
+    progress: &Progress,
+    what: &str,
+    at_limit: impl FnOnce(),
+) -> Result<(Option<i32>, Option<Kill>), JostleError> {
     let tick = Duration::from_millis(20).min(limits.quiet);
     loop {
         let status = match child.wait_timeout(tick) {
@@ -164,6 +176,9 @@ pub fn watch(
             None
         };
         if let Some(why) = why {
+            if matches!(why, Kill::Quiet | Kill::Wall) {
+                at_limit();
+            }
             kill(child);
             return Ok((None, Some(why)));
         }

@@ -11,6 +11,7 @@ use crate::trace::elf::Firmware;
 use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
 use crate::transport::process::{self, Kill, Limits, Progress};
+use crate::transport::qmp::QmpSocket;
 use crate::transport::served::Sessions;
 use jostle_kernel::Config;
 use std::io::Read;
@@ -215,6 +216,8 @@ pub struct RawRun {
     pub timed_out: bool,
     /// The last run wrote more than this many bytes (its limit) and QEMU was killed.
     pub over_limit: Option<u64>,
+    /// Where the CPU was when a time limit was hit, if QEMU said (see `transport::qmp`).
+    pub stuck_pc: Option<u32>,
     /// What QEMU wrote on stderr.
     pub stderr: String,
     /// Wall time of the run.
@@ -232,6 +235,9 @@ pub(super) struct QemuCommand {
     pub cmd: Command,
     /// The frame pipe, when the board writes its frames there ([`Stream::Fd3`]).
     frames: Option<(std::io::PipeReader, std::io::PipeWriter)>,
+    /// The QMP socket QEMU listens on, for an application that owns its panic and fault
+    /// handlers (where a silent run's CPU spins is asked there before it is killed).
+    pub qmp: Option<QmpSocket>,
 }
 
 impl QemuCommand {
@@ -241,7 +247,7 @@ impl QemuCommand {
         self,
         spawn: impl FnOnce(Command) -> Result<std::process::Child, JostleError>,
     ) -> Result<(std::process::Child, Box<dyn Read + Send>), JostleError> {
-        let QemuCommand { cmd, frames } = self;
+        let QemuCommand { cmd, frames, .. } = self;
         let mut child = spawn(cmd)?;
         let out: Box<dyn Read + Send> = match frames {
             // QEMU holds the write end now: ours would keep the pipe open after it exits.
@@ -326,6 +332,11 @@ impl Qemu {
             })?;
             cmd.arg("-device").arg(loader(flash, addr));
         }
+        // An app's own handlers may spin silently (panic-halt): ask where, at the limit.
+        let qmp = fw.board.framework.as_ref().and_then(|_| QmpSocket::new());
+        if let Some(qmp) = &qmp {
+            cmd.arg("-qmp").arg(qmp.arg());
+        }
         process::own_group(&mut cmd)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -338,7 +349,7 @@ impl Qemu {
             }
             Stream::Stdout | Stream::Rtt => None,
         };
-        Ok(QemuCommand { cmd, frames })
+        Ok(QemuCommand { cmd, frames, qmp })
     }
 
     /// Starts a command made by [`Qemu::command`].
@@ -383,6 +394,7 @@ impl Qemu {
             Stdio::null()
         });
         let started = Instant::now();
+        let qmp = cmd.qmp.take();
         let (mut child, out) = cmd.start(|cmd| self.spawn(cmd))?;
         if let (Some(bytes), Some(mut input)) = (by_stdin, child.stdin.take()) {
             // The input then closes: a boot that wants another block ends.
@@ -406,6 +418,7 @@ impl Qemu {
             limits.times(runs)
         };
         let progress = Progress::new();
+        let mut stuck_pc = None;
         let (frames, app_output, stderr, waited) = std::thread::scope(|scope| {
             let (progress, limits) = (&progress, &limits);
             let reader = scope.spawn(move || {
@@ -422,7 +435,9 @@ impl Qemu {
                 let _ = std::io::copy(&mut err, &mut std::io::sink());
                 String::from_utf8_lossy(&buf).into_owned()
             });
-            let waited = process::watch(&mut child, limits, progress, "QEMU");
+            let waited = process::watch_then(&mut child, limits, progress, "QEMU", || {
+                stuck_pc = qmp.as_ref().and_then(QmpSocket::program_counter);
+            });
             (
                 reader.join().unwrap_or_default(),
                 app_reader.join().unwrap_or_default(),
@@ -440,6 +455,7 @@ impl Qemu {
             exit_code,
             timed_out: matches!(kill, Some(Kill::Quiet | Kill::Wall)),
             over_limit: (kill == Some(Kill::Output)).then_some(limits.output),
+            stuck_pc,
             stderr,
             wall: started.elapsed(),
         })
@@ -504,6 +520,7 @@ fn decode_boot(fw: &Firmware, raw: &RawRun, ended: bool) -> (Vec<Item>, Ending) 
     let ending = Ending {
         exit_code: raw.exit_code,
         timed_out: raw.timed_out,
+        stuck_pc: raw.stuck_pc,
         error,
         frames: decoded.frames,
     };
@@ -556,6 +573,7 @@ mod tests {
             exit_code,
             timed_out: false,
             over_limit: None,
+            stuck_pc: None,
             stderr: stderr.into(),
             wall: Duration::ZERO,
         };

@@ -19,6 +19,7 @@ use crate::trace::board::ConfigIn;
 use crate::trace::decode::RunStarts;
 use crate::trace::elf::Firmware;
 use crate::transport::process::{self, BlockDir};
+use crate::transport::qmp::QmpSocket;
 use jostle_kernel::Config;
 use jostle_kernel::config::SERVED;
 use std::io::{Read, Write};
@@ -50,6 +51,8 @@ struct Session {
     pending: Vec<u8>,
     /// The first run's block file (QEMU reads it again on a system reset).
     _block: BlockDir,
+    /// Where to ask a silent run's QEMU for its program counter (see `transport::qmp`).
+    qmp: Option<QmpSocket>,
 }
 
 /// How a served run ended.
@@ -115,6 +118,7 @@ impl Sessions {
         let in_ram = fw.board.config == ConfigIn::Ram;
         let mut cmd = qemu.command(fw, in_ram.then_some(file.as_path()), None)?;
         cmd.cmd.stdin(Stdio::piped());
+        let qmp = cmd.qmp.take();
         let (mut child, out) = cmd.start(|cmd| qemu.spawn_lasting(cmd))?;
         self.boots
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -137,6 +141,7 @@ impl Sessions {
             stderr: Some(stderr),
             pending: Vec::new(),
             _block: dir,
+            qmp,
         };
         if !in_ram {
             // A QEMU that cannot take it has ended: its run says why.
@@ -299,6 +304,7 @@ impl Session {
                     exit_code: None,
                     timed_out: false,
                     over_limit: None,
+                    stuck_pc: None,
                     stderr: String::new(),
                     wall: started.elapsed(),
                 },
@@ -306,6 +312,11 @@ impl Session {
             });
         }
         // The boot ends with this run: killed at a limit, or QEMU exited.
+        let stuck_pc = if timed_out {
+            self.qmp.as_ref().and_then(QmpSocket::program_counter)
+        } else {
+            None
+        };
         let exit_code = if timed_out || over_limit.is_some() {
             process::kill(&mut self.child);
             None
@@ -331,6 +342,7 @@ impl Session {
                 exit_code,
                 timed_out,
                 over_limit,
+                stuck_pc,
                 stderr,
                 wall: started.elapsed(),
             },

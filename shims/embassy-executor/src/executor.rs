@@ -16,14 +16,44 @@ use core::cell::Cell;
 use jostle_kernel::clock;
 use jostle_kernel::{MAX_TASKS, Op, TaskId, port};
 
-/// The state an executor needs: its identity (its address, the lock its polls hold).
+/// The state an executor needs: its identity (its address, the lock its polls hold) and,
+/// for an [`crate::InterruptExecutor`], its interrupt and the tasks its handler polls.
 pub struct ExecutorCore {
-    _id: u8,
+    /// The NVIC line of an interrupt executor once started ([`NO_LINE`]: the thread-mode
+    /// executor, or one not started).
+    pub(crate) line: Cell<u16>,
+    /// Its line's priority byte when it was started.
+    pub(crate) priority: Cell<u8>,
+    /// Its line's index among the kernel's interrupt sources ([`NO_SOURCE`] before the
+    /// kernel knows it).
+    pub(crate) source: Cell<u8>,
+    /// Where it was started (its unmasking's site).
+    pub(crate) site: Cell<u32>,
+    /// The tasks an interrupt executor's handler polls.
+    pub(crate) tasks: [Cell<Option<&'static TaskHeader>>; MAX_POLLED],
 }
+
+/// No line (the thread-mode executor's).
+pub(crate) const NO_LINE: u16 = u16::MAX;
+/// No kernel source yet.
+pub(crate) const NO_SOURCE: u8 = 0xFF;
+/// Most tasks one interrupt executor runs at once (each is an interrupt source of the
+/// kernel's, beside its line: the kernel's default 8 sources bound them).
+pub(crate) const MAX_POLLED: usize = 8;
+
+// SAFETY: one task or handler runs at a time; the cells are touched between two scheduling
+// points only.
+unsafe impl Sync for ExecutorCore {}
 
 impl ExecutorCore {
     pub(crate) const fn new() -> Self {
-        ExecutorCore { _id: 0 }
+        ExecutorCore {
+            line: Cell::new(NO_LINE),
+            priority: Cell::new(0),
+            source: Cell::new(NO_SOURCE),
+            site: Cell::new(0),
+            tasks: [const { Cell::new(None) }; MAX_POLLED],
+        }
     }
 
     /// Its id: its address (a static's), also its polls' lock.
@@ -36,8 +66,17 @@ impl ExecutorCore {
         crate::raw::executor_of(id)
     }
 
+    /// Is it an interrupt executor (its tasks polled by its line's handler)?
+    pub(crate) fn is_interrupt(&self) -> bool {
+        self.line.get() != NO_LINE
+    }
+
     /// Starts `task` as a Jostle task of its own (a scheduling point: the spawn), at `site`.
     pub(crate) fn spawn(&'static self, task: TaskRef, site: u32) {
+        #[cfg(target_os = "none")]
+        if self.is_interrupt() {
+            return crate::interrupt::spawn(self, task.header, site);
+        }
         let header = task.header;
         header.executor.set(self.id());
         header.site.set(site);

@@ -18,11 +18,34 @@ compile_error!(
 #[path = "arch/cortex_m.rs"]
 mod arch;
 
+// The board: exactly one of the features `mps2-an385` (the default) and `lm3s6965evb`.
+#[cfg(all(
+    target_os = "none",
+    feature = "lm3s6965evb",
+    not(feature = "mps2-an385")
+))]
+use jostle_board_lm3s6965evb as board;
+// (Also when both are chosen, so that the refusal below is the build's one error.)
+#[cfg(all(target_os = "none", feature = "mps2-an385"))]
+use jostle_board_mps2_an385 as board;
+#[cfg(all(
+    target_os = "none",
+    any(
+        all(feature = "mps2-an385", feature = "lm3s6965evb"),
+        not(any(feature = "mps2-an385", feature = "lm3s6965evb"))
+    )
+))]
+compile_error!(
+    "jostle's embassy-executor runs on exactly one board: the feature `mps2-an385` (the default) or, with `default-features = false`, `lm3s6965evb`"
+);
+
 // The app owns its ends (its semihosting exit, its panic handler): the host reads them as
 // verdicts (see `jostle_kernel::descriptor`).
 #[cfg(target_os = "none")]
 jostle_kernel::board_descriptor!(framework = "embassy");
 mod executor;
+#[cfg(target_os = "none")]
+mod interrupt;
 mod metadata;
 pub mod raw;
 mod spawner;
@@ -33,5 +56,7 @@ mod time_driver;
 pub mod _export;
 
 pub use executor::Executor;
+#[cfg(target_os = "none")]
+pub use interrupt::InterruptExecutor;
 pub use metadata::Metadata;
 pub use spawner::{SendSpawner, SpawnError, SpawnToken, Spawner};

@@ -25,8 +25,11 @@ pub struct TaskHeader {
     pub(crate) queued: Cell<bool>,
     /// The deadline of its timer, `u64::MAX` when none (see `crate::time_driver`).
     pub(crate) timer_at: Cell<u64>,
-    /// The Jostle task running it.
+    /// The Jostle task running it (an interrupt executor's task: its handler context).
     pub(crate) task: Cell<TaskId>,
+    /// An interrupt executor's task: its interrupt source (polled by the executor's line),
+    /// kept for the boot once registered (`crate::executor::NO_SOURCE` before).
+    pub(crate) source: Cell<u8>,
     /// Its executor's id (the lock its polls hold), 0 before it is spawned.
     pub(crate) executor: Cell<u32>,
     /// The call site that spawned it (its polls' and waits' site).
@@ -51,6 +54,7 @@ impl TaskHeader {
             queued: Cell::new(false),
             timer_at: Cell::new(u64::MAX),
             task: Cell::new(0),
+            source: Cell::new(crate::executor::NO_SOURCE),
             executor: Cell::new(0),
             site: Cell::new(0),
             wait_pcs: Cell::new([0; 4]),
@@ -63,6 +67,11 @@ impl TaskHeader {
     /// The task's wake-up signal: its header's address.
     pub(crate) fn wake_signal(&'static self) -> u32 {
         jostle_kernel::port::addr(self as *const Self as *const ())
+    }
+
+    /// Spawned and not yet finished?
+    pub(crate) fn is_spawned(&self) -> bool {
+        self.spawned.get()
     }
 
     /// Its pool's address and its index there (for the task's name).
@@ -262,8 +271,16 @@ fn clone(data: *const ()) -> RawWaker {
     let header = unsafe { &*(data as *const TaskHeader) };
     // A clone is the registration of the waker somewhere (a Signal's, a Channel's
     // WakerRegistration): the stack says where the task waits.
-    if header.task.get() == jostle_kernel::port::current() {
-        header.wait_pcs.set(crate::arch::return_addresses());
+    let me = jostle_kernel::port::current();
+    if header.task.get() == me {
+        header
+            .wait_pcs
+            .set(if me >= jostle_kernel::event::IRQ_CONTEXT {
+                // An interrupt executor's task, polled by its handler on the main stack.
+                jostle_kernel::port::return_addresses()
+            } else {
+                crate::arch::return_addresses()
+            });
     }
     RawWaker::new(data, &VTABLE)
 }
@@ -281,8 +298,12 @@ fn drop_waker(_: *const ()) {}
 /// waker's stack, which the host resolves to the application's line).
 #[track_caller]
 fn wake_header(header: &'static TaskHeader) {
-    if !header.spawned.get() || header.queued.replace(true) {
+    if !header.spawned.get() || header.executor.get() == 0 || header.queued.replace(true) {
         return;
+    }
+    #[cfg(target_os = "none")]
+    if crate::executor::ExecutorCore::of(header.executor.get()).is_interrupt() {
+        return crate::interrupt::request(header, core::panic::Location::caller());
     }
     let g = header.wake_signal();
     if jostle_kernel::port::values_traced() {

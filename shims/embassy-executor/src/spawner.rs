@@ -115,7 +115,7 @@ impl Spawner {
 /// Spawns `Send` tasks into an executor, from anywhere.
 #[derive(Copy, Clone)]
 pub struct SendSpawner {
-    executor: &'static crate::executor::ExecutorCore,
+    pub(crate) executor: &'static crate::executor::ExecutorCore,
 }
 
 impl SendSpawner {

@@ -4,6 +4,9 @@
 //! `Timer::after`, `with_timeout`, `Ticker` and `select` over them never wait wall time,
 //! and a timeout fires only when the event it guards could not have come first.
 //!
+//! An interrupt executor's task's timer requests its interrupt source instead: the
+//! executor's line fires when it is due.
+//!
 //! One timer per task, as Embassy's own timer queue keeps one deadline per task: the
 //! earliest deadline any of its futures asked for. A poll clears it first
 //! (`crate::executor`); the futures still waiting set it again.
@@ -28,7 +31,15 @@ impl embassy_time_driver::Driver for VirtualTime {
         if at < header.timer_at.get() {
             header.timer_at.set(at);
             let g = header.wake_signal();
-            clock::set_timer(g, at, TimerAction::Wake(g));
+            // An interrupt executor's task is woken by a request of its source (its
+            // executor's line pended, as its waker does).
+            let action = if crate::executor::ExecutorCore::of(header.executor.get()).is_interrupt()
+            {
+                TimerAction::Request(header.source.get())
+            } else {
+                TimerAction::Wake(g)
+            };
+            clock::set_timer(g, at, action);
         }
     }
 }

@@ -59,19 +59,23 @@ fn cargo(args: &[&str], target_dir: &Path) {
 pub fn built() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        cargo(
-            &[
-                "build",
-                "--release",
-                "--target",
-                "thumbv7m-none-eabi",
-                "-p",
-                "jostle-examples",
-                "-p",
-                "jostle-test-firmware",
-            ],
-            &target_dir(),
-        );
+        // One package at a time: built together, the test firmware's kernel features
+        // (`tasks-32`) would be unified into the examples, and `jostle run -p
+        // jostle-examples` (which builds the examples alone) would relink the same ELFs
+        // differently while other tests read them.
+        for package in ["jostle-examples", "jostle-test-firmware"] {
+            cargo(
+                &[
+                    "build",
+                    "--release",
+                    "--target",
+                    "thumbv7m-none-eabi",
+                    "-p",
+                    package,
+                ],
+                &target_dir(),
+            );
+        }
         // The tool beside this very test target (built already): with it selected, the
         // tests' dev-dependencies take part in the features as in the outer build.
         let host = host_target_dir();
@@ -322,7 +326,13 @@ pub fn crate_example(bin: &str, host: bool) -> PathBuf {
 
 /// A test application of `tests/apps/NAME` (a project of its own, as a user's is), built
 /// for QEMU once per test process: the ELF of its binary `NAME`.
+#[allow(dead_code)]
 pub fn test_app(name: &str) -> PathBuf {
+    test_app_bin(name, name)
+}
+
+/// [`test_app`]'s binary `bin`.
+pub fn test_app_bin(name: &str, bin: &str) -> PathBuf {
     static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let dir = target_dir().join("apps");
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
@@ -338,7 +348,7 @@ pub fn test_app(name: &str) -> PathBuf {
         assert!(status.success(), "building tests/apps/{name} failed");
         built.push(name.to_owned());
     }
-    dir.join("thumbv7m-none-eabi").join("release").join(name)
+    dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }
 
 /// Runs `scripts/<script>` with `args` in the tests' target directory (the outer cargo's
@@ -426,11 +436,24 @@ pub fn outside_dir(prefix: &str) -> tempfile::TempDir {
 /// built by one cargo call, once per test process, in a target directory of its own.
 pub fn embassy_example(bin: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    let dir = target_dir().join("embassy");
-    BUILT.get_or_init(|| {
+    embassy_project_bin(&BUILT, "embassy", bin)
+}
+
+/// The project of Embassy apps on two priorities (`examples/embassy-multiprio`: an
+/// `InterruptExecutor` on a line of the lm3s6965 PAC, for QEMU's lm3s6965evb): binary `bin`,
+/// built as [`embassy_example`]'s.
+pub fn embassy_multiprio_example(bin: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    embassy_project_bin(&BUILT, "embassy-multiprio", bin)
+}
+
+/// Binary `bin` of the Embassy project `examples/<project>`, its apps built once (`built`).
+fn embassy_project_bin(built: &OnceLock<()>, project: &str, bin: &str) -> PathBuf {
+    let dir = target_dir().join(project);
+    built.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(&cargo)
-            .current_dir(workspace().join("examples").join("embassy"))
+            .current_dir(workspace().join("examples").join(project))
             .args([
                 "build",
                 "--release",
@@ -441,7 +464,7 @@ pub fn embassy_example(bin: &str) -> PathBuf {
             .arg(&dir)
             .status()
             .expect("cargo runs");
-        assert!(status.success(), "building examples/embassy failed");
+        assert!(status.success(), "building examples/{project} failed");
     });
     dir.join("thumbv7m-none-eabi").join("release").join(bin)
 }

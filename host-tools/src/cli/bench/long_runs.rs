@@ -116,7 +116,7 @@ fn long_run(fw: &Firmware, increments: u32) -> anyhow::Result<(usize, f64, f64, 
         .map_err(|_| JostleError::Usage("no room for an argument".into()))?;
     let qemu = Qemu {
         timeout: Duration::from_secs(120),
-        ..Qemu::default()
+        ..Qemu::for_board(&fw.board)?
     };
     let raw = qemu.run(fw, &config)?;
     let qemu_secs = raw.wall.as_secs_f64();

@@ -89,7 +89,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
         _ => resolve_firmware(&args.firmware, false)?,
     };
     let fw = jostle_host_tools::transport::load_firmware(&path)?;
-    let qemu = Qemu::default();
+    let qemu = Qemu::for_board(&fw.board)?;
     if wants(Part::Qemu) {
         qemu_runs(&fw, &qemu, &args)?;
         strategy_runs(&fw, &qemu, &args)?;
@@ -107,7 +107,7 @@ pub(crate) fn bench(args: BenchArgs) -> anyhow::Result<u8> {
         kernel_costs::poll_cost(&args, task_point)?;
         kernel_costs::rtic_cost(&args, task_point)?;
         restart_cost::restart_cost(&args)?;
-        footprint::footprint(&fw.path, "M3  ")?;
+        footprint::footprint(&fw.path, &fw.board.name)?;
         kernel_costs::core_costs(&args)?;
     }
     Ok(0)

@@ -82,7 +82,7 @@ pub(crate) fn start<F: FnOnce(Spawner)>(executor: &'static ExecutorCore, init: F
     // alignment fit (checked above).
     unsafe { (INIT.0.get() as *mut F).write(init) };
     INIT.1.set(executor as *const ExecutorCore as usize);
-    jostle_board_mps2_an385::run(boot_task::<F>, &[])
+    crate::board::run(boot_task::<F>, &[])
 }
 
 /// Task 0: runs `init` (moved into `INIT` by `start`).
@@ -90,6 +90,8 @@ fn boot_task<F: FnOnce(Spawner)>() {
     // SAFETY: `start` wrote an `F` there; it is read once (each run boots anew).
     let init = unsafe { (INIT.0.get() as *const F).read() };
     let executor = crate::raw::executor_of(INIT.1.get() as u32);
+    // The interrupt executors `main` started before the kernel ran get their lines now.
+    crate::interrupt::kernel_started();
     init(Spawner::new(executor));
 }
 

@@ -1,35 +1,11 @@
 //! Two tasks add to a counter; then the application ends the run its own way, by `--arg 0`:
 //! 0 returns (the kernel ends the run), 1 exits through semihosting reporting success,
-//! 2 reporting failure, 3 panics (panic-semihosting prints the message and exits).
+//! 2 reporting failure, 3 panics (panic-semihosting prints the message and exits; the
+//! binary app-halts spins in panic-halt).
 //! Whatever it does, it first prints a line of its own on QEMU's standard output.
 #![no_std]
 #![no_main]
 
-use cortex_m_semihosting::{debug, hprintln};
-use jostle_kernel::{Shared, Stack};
 use panic_semihosting as _;
 
-// The application's framework (a shim would say `rtic` or `embassy`): it ends runs itself.
-jostle_kernel::board_descriptor!(framework = "test");
-
-static COUNT: Shared<u32> = Shared::new(0);
-static STACK: Stack<4096> = Stack::new();
-
-fn worker() {
-    COUNT.update(|v| v + 1);
-}
-
-fn main_task() {
-    let t = jostle_kernel::spawn(&STACK, worker);
-    COUNT.update(|v| v + 1);
-    t.join();
-    hprintln!("the app says: count = {}", COUNT.read());
-    match jostle_kernel::arg_or(0, 0) {
-        1 => debug::exit(debug::EXIT_SUCCESS),
-        2 => debug::exit(debug::EXIT_FAILURE),
-        3 => panic!("the app gave up at count {}", COUNT.read()),
-        _ => {}
-    }
-}
-
-jostle_board_mps2_an385::entry!(main_task);
+include!("app.rs");
