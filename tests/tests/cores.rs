@@ -91,21 +91,12 @@ fn core_dir(core: &Core) -> PathBuf {
 
 /// Builds [`EXAMPLES`] and [`TEST_FIRMWARE`] for every core, once per test process, one core
 /// after the other in one target directory (the M4F's and the M7's dependencies are shared),
-/// each core's ELFs copied aside. The M3 is the packages' default board: its ELFs are the
-/// other tests' ([`elf`]), not built a second time.
+/// each core's ELFs copied aside.
 fn built_for_cores() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = target_dir().join("cores");
         for core in CORES {
-            if core.board == "mps2-an385" {
-                let out = core_dir(core);
-                std::fs::create_dir_all(&out).unwrap();
-                for bin in EXAMPLES.iter().chain(TEST_FIRMWARE) {
-                    std::fs::copy(elf(bin), out.join(bin)).unwrap_or_else(|e| panic!("{bin}: {e}"));
-                }
-                continue;
-            }
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let mut cmd = Command::new(cargo);
             cmd.current_dir(workspace())
