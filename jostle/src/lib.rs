@@ -34,6 +34,7 @@ boards! {
     "mps2-an500" => jostle_board_mps2_an500,
     "mps2-an505" => jostle_board_mps2_an505,
     "microbit" => jostle_board_microbit,
+    "lm3s6965evb" => jostle_board_lm3s6965evb,
     "nrf52840" => jostle_board_nrf52840,
     "stm32f411" => jostle_board_stm32f411,
     "rp2040" => jostle_board_rp2040,

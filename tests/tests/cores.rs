@@ -1,9 +1,9 @@
 //! Every QEMU core a firmware ships on: the spine's firmware, the interrupt and atomics
 //! examples' campaigns, float values live across switches and preemptions, and the same
-//! decisions for the same seed on the Cortex-M0 (micro:bit), M3 (mps2-an385), M4F
-//! (mps2-an386), M7 (mps2-an500) and M33 (mps2-an505), and on the host port. Each core's
-//! firmware is the workspace's, built with the board's feature and the core's target; the
-//! host picks QEMU's machine and CPU from the ELF's board descriptor.
+//! decisions for the same seed on the Cortex-M0 (micro:bit), M3 (mps2-an385 and
+//! lm3s6965evb), M4F (mps2-an386), M7 (mps2-an500) and M33 (mps2-an505), and on the host
+//! port. Each core's firmware is the workspace's, built with the board's feature and the
+//! core's target; the host picks QEMU's machine and CPU from the ELF's board descriptor.
 
 mod common;
 
@@ -40,6 +40,13 @@ const CORES: &[Core] = &[
         board: "mps2-an385",
         target: "thumbv7m-none-eabi",
         machine: "mps2-an385",
+        cpu: "cortex-m3",
+    },
+    Core {
+        name: "M3 (lm3s6965evb)",
+        board: "lm3s6965evb",
+        target: "thumbv7m-none-eabi",
+        machine: "lm3s6965evb",
         cpu: "cortex-m3",
     },
     Core {
