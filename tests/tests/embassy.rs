@@ -499,3 +499,98 @@ async fn main(spawner: Spawner) {
         "{stderr}"
     );
 }
+
+/// An app with panic-halt, whose patch line makes it Jostle's (`shims/panic-halt`): a panic
+/// is reported with its site and message (the app's own panic-halt would only spin, and the
+/// host could say no more than where the CPU spins).
+#[test]
+fn an_app_with_panic_halt_patched_reports_its_panics_site_and_message() {
+    let tmp = outside_dir("jostle-embassy-halt-");
+    let project = tmp.path().join("halting");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::create_dir_all(project.join(".cargo")).unwrap();
+    let ws = workspace();
+    let manifest = format!(
+        r#"[package]
+name = "halting"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+embassy-executor = {{ version = "0.10", features = ["platform-cortex-m", "executor-thread"] }}
+embassy-time = {{ version = "0.5", features = ["tick-hz-32_768"] }}
+cortex-m = "0.7"
+cortex-m-rt = "0.7"
+panic-halt = "1"
+
+[patch.crates-io]
+embassy-executor = {{ path = "{}" }}
+portable-atomic = {{ path = "{}" }}
+panic-halt = {{ path = "{}" }}
+
+[profile.release]
+debug = true
+"#,
+        ws.join("shims/embassy-executor").display(),
+        ws.join("shims/portable-atomic").display(),
+        ws.join("shims/panic-halt").display()
+    );
+    std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(
+        project.join(".cargo/config.toml"),
+        r#"[build]
+target = "thumbv7m-none-eabi"
+
+[target.thumbv7m-none-eabi]
+rustflags = ["-C", "link-arg=-Tlink.x", "-C", "link-arg=-Tdefmt.x", "-C", "link-arg=--nmagic"]
+"#,
+    )
+    .unwrap();
+    let app = r#"#![no_std]
+#![no_main]
+
+use embassy_executor::Spawner;
+use embassy_time::Timer;
+use panic_halt as _;
+
+#[embassy_executor::task]
+async fn sensor(reading: u32) {
+    Timer::after_millis(5).await;
+    if reading > 5 {
+        panic!("sensor reading {} out of range", reading);
+    }
+}
+
+#[embassy_executor::main]
+async fn main(spawner: Spawner) {
+    spawner.spawn(sensor(7).unwrap());
+}
+"#;
+    std::fs::write(project.join("src/main.rs"), app).unwrap();
+    std::fs::copy(
+        ws.join("rust-toolchain.toml"),
+        project.join("rust-toolchain.toml"),
+    )
+    .unwrap();
+    let target = outside_target();
+    let build = user_cargo(
+        &project,
+        &["build", "--release"],
+        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
+    );
+    assert!(build.status.success(), "{}", text(&build));
+    let elf = target.join("thumbv7m-none-eabi/release/halting");
+    let out = jostle_in(
+        tmp.path(),
+        &["campaign", elf.to_str().unwrap(), "--budget", "20"],
+    );
+    assert_eq!(out.status.code(), Some(40), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = app.lines().position(|l| l.contains("panic!(")).unwrap() + 1;
+    assert!(
+        stdout.contains(&format!("out of range at src/main.rs:{line}:")),
+        "{}",
+        text(&out)
+    );
+    assert!(!stdout.contains("spins silently"), "{}", text(&out));
+}
