@@ -197,7 +197,7 @@ fn bench_prints_the_shrink_share_of_an_example_and_of_a_noisy_program_beside_its
         let share = figure(&text, &format!("shrink share {program} "), "%");
         assert!((0.0..100.0).contains(&share), "{line}");
         assert!(line.contains("goal <= 20 %"), "{line}");
-        assert!(line.contains("(goal <= 1.25x)"), "{line}");
+        assert!(line.contains("goal <= 1.25x)"), "{line}");
         // Every finding of rf_fig1 shrinks; of the noisy program, at least its failure.
         let (shrunk, of) = line
             .rsplit_once(" findings shrunk")
