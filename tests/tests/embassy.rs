@@ -221,55 +221,20 @@ fn an_embassy_app_outside_the_workspace_builds_with_the_documented_lines_and_its
  {
     let tmp = outside_dir("jostle-embassy-");
     let project = tmp.path().join("buttons");
-    std::fs::create_dir_all(project.join("src")).unwrap();
-    std::fs::create_dir_all(project.join(".cargo")).unwrap();
-    let ws = workspace();
-    let manifest = format!(
-        r#"[package]
-name = "buttons"
-version = "0.1.0"
-edition = "2024"
-
-[dependencies]
-embassy-executor = {{ version = "0.10", features = ["platform-cortex-m", "executor-thread"] }}
+    write_outside_app(
+        &project,
+        r#"embassy-executor = { version = "0.10", features = ["platform-cortex-m", "executor-thread"] }
 embassy-sync = "0.8"
-embassy-time = {{ version = "0.5", features = ["tick-hz-32_768"] }}
+embassy-time = { version = "0.5", features = ["tick-hz-32_768"] }
 embassy-futures = "0.1"
 cortex-m = "0.7"
 cortex-m-rt = "0.7"
 cortex-m-semihosting = "0.5"
-panic-semihosting = {{ version = "0.7", features = ["exit"] }}
-
-[patch.crates-io]
-embassy-executor = {{ path = "{}" }}
-portable-atomic = {{ path = "{}" }}
-panic-semihosting = {{ path = "{}" }}
-
-[profile.release]
-debug = true
-"#,
-        ws.join("shims/embassy-executor").display(),
-        ws.join("shims/portable-atomic").display(),
-        ws.join("shims/panic-semihosting").display()
+panic-semihosting = { version = "0.7", features = ["exit"] }"#,
+        &["embassy-executor", "portable-atomic", "panic-semihosting"],
+        "\nrunner = \"jostle campaign\"",
+        USER_APP,
     );
-    std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(
-        project.join(".cargo/config.toml"),
-        r#"[build]
-target = "thumbv7m-none-eabi"
-
-[target.thumbv7m-none-eabi]
-rustflags = ["-C", "link-arg=-Tlink.x", "-C", "link-arg=-Tdefmt.x", "-C", "link-arg=--nmagic"]
-runner = "jostle campaign"
-"#,
-    )
-    .unwrap();
-    std::fs::write(project.join("src/main.rs"), USER_APP).unwrap();
-    std::fs::copy(
-        ws.join("rust-toolchain.toml"),
-        project.join("rust-toolchain.toml"),
-    )
-    .unwrap();
 
     let started = Instant::now();
     let target = outside_target();
@@ -507,45 +472,6 @@ async fn main(spawner: Spawner) {
 fn an_app_with_panic_halt_patched_reports_its_panics_site_and_message() {
     let tmp = outside_dir("jostle-embassy-halt-");
     let project = tmp.path().join("halting");
-    std::fs::create_dir_all(project.join("src")).unwrap();
-    std::fs::create_dir_all(project.join(".cargo")).unwrap();
-    let ws = workspace();
-    let manifest = format!(
-        r#"[package]
-name = "halting"
-version = "0.1.0"
-edition = "2024"
-
-[dependencies]
-embassy-executor = {{ version = "0.10", features = ["platform-cortex-m", "executor-thread"] }}
-embassy-time = {{ version = "0.5", features = ["tick-hz-32_768"] }}
-cortex-m = "0.7"
-cortex-m-rt = "0.7"
-panic-halt = "1"
-
-[patch.crates-io]
-embassy-executor = {{ path = "{}" }}
-portable-atomic = {{ path = "{}" }}
-panic-halt = {{ path = "{}" }}
-
-[profile.release]
-debug = true
-"#,
-        ws.join("shims/embassy-executor").display(),
-        ws.join("shims/portable-atomic").display(),
-        ws.join("shims/panic-halt").display()
-    );
-    std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(
-        project.join(".cargo/config.toml"),
-        r#"[build]
-target = "thumbv7m-none-eabi"
-
-[target.thumbv7m-none-eabi]
-rustflags = ["-C", "link-arg=-Tlink.x", "-C", "link-arg=-Tdefmt.x", "-C", "link-arg=--nmagic"]
-"#,
-    )
-    .unwrap();
     let app = r#"#![no_std]
 #![no_main]
 
@@ -566,12 +492,17 @@ async fn main(spawner: Spawner) {
     spawner.spawn(sensor(7).unwrap());
 }
 "#;
-    std::fs::write(project.join("src/main.rs"), app).unwrap();
-    std::fs::copy(
-        ws.join("rust-toolchain.toml"),
-        project.join("rust-toolchain.toml"),
-    )
-    .unwrap();
+    write_outside_app(
+        &project,
+        r#"embassy-executor = { version = "0.10", features = ["platform-cortex-m", "executor-thread"] }
+embassy-time = { version = "0.5", features = ["tick-hz-32_768"] }
+cortex-m = "0.7"
+cortex-m-rt = "0.7"
+panic-halt = "1""#,
+        &["embassy-executor", "portable-atomic", "panic-halt"],
+        "",
+        app,
+    );
     let target = outside_target();
     let build = user_cargo(
         &project,
@@ -593,4 +524,43 @@ async fn main(spawner: Spawner) {
         text(&out)
     );
     assert!(!stdout.contains("spins silently"), "{}", text(&out));
+}
+
+/// Writes an app outside the workspace as a user's is, with only the documented lines:
+/// `dependencies`, a patch line for each of the workspace's `shims`, the thumbv7m build
+/// (`runner`: the runner line, or none) and `main` as `src/main.rs`.
+fn write_outside_app(project: &Path, dependencies: &str, shims: &[&str], runner: &str, main: &str) {
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::create_dir_all(project.join(".cargo")).unwrap();
+    let ws = workspace();
+    let name = project.file_name().unwrap().to_str().unwrap();
+    let patches: String = shims
+        .iter()
+        .map(|shim| {
+            format!(
+                "{shim} = {{ path = \"{}\" }}\n",
+                ws.join("shims").join(shim).display()
+            )
+        })
+        .collect();
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+         [dependencies]\n{dependencies}\n\n[patch.crates-io]\n{patches}\n\
+         [profile.release]\ndebug = true\n"
+    );
+    std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(
+        project.join(".cargo/config.toml"),
+        format!(
+            "[build]\ntarget = \"thumbv7m-none-eabi\"\n\n[target.thumbv7m-none-eabi]\n\
+             rustflags = [\"-C\", \"link-arg=-Tlink.x\", \"-C\", \"link-arg=-Tdefmt.x\", \"-C\", \"link-arg=--nmagic\"]{runner}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(project.join("src/main.rs"), main).unwrap();
+    std::fs::copy(
+        ws.join("rust-toolchain.toml"),
+        project.join("rust-toolchain.toml"),
+    )
+    .unwrap();
 }

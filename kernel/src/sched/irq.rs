@@ -29,7 +29,7 @@
 use super::{Core, Next, Sink};
 use crate::event::{Event, IRQ_CONTEXT, Verdict, WaitKind};
 pub use crate::interrupt::{Firing, IrqSource, MAX_IRQS};
-use crate::op::{ALL_IRQS, AtomicKind, Op};
+use crate::op::{ALL_IRQS, Op};
 use crate::task::TaskId;
 
 /// The context of code the port runs between steps, whose scheduling points are none (an
@@ -580,17 +580,7 @@ impl<K: Sink> Core<K> {
             self.strategy.handler_executed(ctx, &op);
         }
         // A handler's write (or lock, signal, mask) may be what a spinning task waits for.
-        if op.observes().is_none()
-            && !matches!(
-                op,
-                Op::AtomicAccess {
-                    kind: AtomicKind::Cas,
-                    ..
-                }
-            )
-        {
-            self.progressed();
-        }
+        self.note_spin(ctx, &op);
         self.steps += 1;
         if op.level() <= self.trace
             && let Some(event) = op.event(ctx)
