@@ -2066,12 +2066,23 @@ enum Act {
     Sleep(u32),
     /// Records the clock.
     Clock,
+    /// The task's poll returned `Pending` ([`Core::poll_pending`]).
+    PollPending,
 }
 
 /// Runs main (task 0) and `programs`; returns the verdict, the events and the clock each
 /// `Act::Clock` read, with its task.
 fn timed(seed: u64, main: &[Act], programs: &[&[Act]]) -> (Verdict, Vec<Event>, Vec<(u8, u64)>) {
-    let mut c = core(seed);
+    timed_with(&with(StrategyId::Random, seed, &[]), main, programs)
+}
+
+/// [`timed`] under `config`.
+fn timed_with(
+    config: &Config,
+    main: &[Act],
+    programs: &[&[Act]],
+) -> (Verdict, Vec<Event>, Vec<(u8, u64)>) {
+    let mut c = Core::new(config, 0, Rec::default());
     let mut scripts: Vec<Vec<Act>> = vec![Vec::new(); MAX_TASKS];
     let mut spawns = Vec::new();
     for p in programs {
@@ -2103,6 +2114,7 @@ fn timed(seed: u64, main: &[Act], programs: &[&[Act]]) -> (Verdict, Vec<Event>, 
                     break c.point(t, Op::Wait { s: 40 + g, g });
                 }
                 Act::Clock => clocks.push((t, c.now())),
+                Act::PollPending => c.poll_pending(t),
             }
         };
     }
@@ -2154,6 +2166,98 @@ fn time_jumps_to_each_deadline_only_when_nothing_else_can_run() {
             i: time::NO_SOURCE
         }));
     }
+}
+
+/// `rounds` polls of a task that wakes `other`, returns `Pending` (after a write of `a`
+/// when `writes`), then waits for its own wake-up `me`.
+fn waker_ping_pong(me: u32, other: u32, rounds: usize, writes: Option<u32>) -> Vec<Act> {
+    let mut p = Vec::new();
+    for _ in 0..rounds {
+        if let Some(a) = writes {
+            p.push(Act::Do(Op::Write { s: 70, a }));
+        }
+        p.push(Act::Do(Op::Signal { s: 71, g: other }));
+        p.push(Act::PollPending);
+        p.push(Act::Sleep(me));
+    }
+    p
+}
+
+#[test]
+fn tasks_that_only_wake_each_other_let_time_pass_to_the_next_deadline() {
+    // The holder sleeps until tick 50; two waiters wake each other and do nothing else
+    // (embassy-sync's Mutex waiters): time passes after a few polls, not when their
+    // (long) scripts end.
+    let holder = [Act::TimerAt(100, 50), Act::Sleep(100), Act::Clock];
+    let b = waker_ping_pong(200, 300, 500, None);
+    let c = waker_ping_pong(300, 200, 500, None);
+    for seed in 0..10 {
+        let (verdict, events, clocks) = timed(seed, &[], &[&holder, &b, &c]);
+        assert_eq!(verdict, Verdict::Pass, "seed {seed}");
+        assert_eq!(clocks, [(1, 50)], "seed {seed}");
+        let advance = events
+            .iter()
+            .position(|e| matches!(e, Event::TimeAdvance { now: 50 }))
+            .unwrap();
+        let woken = events
+            .iter()
+            .position(|e| matches!(e, Event::Wait { t: 1, .. }))
+            .unwrap();
+        // A few rounds of wakes first (each poll is a signal, a wait and the start).
+        assert!(advance < 60, "seed {seed}: time passed at event {advance}");
+        assert!(woken > advance && woken < 200, "seed {seed}: {woken}");
+    }
+    // Waiters that write between their wakes make progress: time stays until they are done.
+    let b = waker_ping_pong(200, 300, 50, Some(1));
+    let c = waker_ping_pong(300, 200, 50, Some(2));
+    let (verdict, events, _) = timed(3, &[], &[&holder, &b, &c]);
+    assert_eq!(verdict, Verdict::Pass);
+    let advance = events
+        .iter()
+        .position(|e| matches!(e, Event::TimeAdvance { .. }))
+        .unwrap();
+    let writes = events
+        .iter()
+        .filter(|e| matches!(e, Event::Write { .. }))
+        .count();
+    let before = events[..advance]
+        .iter()
+        .filter(|e| matches!(e, Event::Write { .. }))
+        .count();
+    assert_eq!((before, writes), (100, 100));
+}
+
+#[test]
+fn a_task_a_timer_woke_goes_before_spinners_whatever_the_strategy_prefers() {
+    // The waiters wake each other for ever; the holder, woken at tick 50, must get its turn
+    // under PCT too (whose priorities may put both waiters above it).
+    let holder = [Act::TimerAt(100, 50), Act::Sleep(100), Act::Clock];
+    let b = waker_ping_pong(200, 300, 30_000, None);
+    let c = waker_ping_pong(300, 200, 30_000, None);
+    for seed in 0..20 {
+        let config = with(StrategyId::Pct, seed, &[]);
+        let (_, events, clocks) = timed_with(&config, &[], &[&holder, &b, &c]);
+        assert_eq!(clocks, [(1, 50)], "seed {seed}");
+        let woken = events
+            .iter()
+            .position(|e| matches!(e, Event::Wait { t: 1, .. }))
+            .unwrap();
+        assert!(woken < 200, "seed {seed}: the holder went on at event {woken}");
+    }
+}
+
+#[test]
+fn spinning_polls_with_no_timer_pending_still_end_at_the_step_limit() {
+    // No deadline to pass to: the waiters' wakes go on, and the step limit ends the run.
+    let b = waker_ping_pong(200, 300, 100_000, None);
+    let c = waker_ping_pong(300, 200, 100_000, None);
+    let (verdict, events, _) = timed(1, &[], &[&b, &c]);
+    assert_eq!(verdict, Verdict::StepLimit);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::TimeAdvance { .. }))
+    );
 }
 
 #[test]

@@ -2,8 +2,10 @@
 //! whose tasks sleep until a deadline (embassy-time's `Timer::after`, an RTIC monotonic).
 //!
 //! The clock never moves during a step: every computation takes zero time. It moves only
-//! when nothing else can happen — no task is enabled and no interrupt source is eligible —
-//! and then it jumps to the earliest deadline, and every timer due by then fires at once
+//! when nothing else can happen — no task is enabled and no interrupt source is eligible,
+//! or every task that could go on only spins polling (`sched::spin`: async tasks that wake
+//! each other and do nothing else, as on a board while time passes) — and then it jumps to
+//! the earliest deadline, and every timer due by then fires at once
 //! (in the order they were set; which woken task runs first is then the strategy's pick,
 //! as among any enabled tasks). So a timeout fires only when the event it guards really
 //! could not have come first, and a run never waits wall time. A run with a timer pending
