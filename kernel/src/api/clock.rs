@@ -11,7 +11,8 @@ use crate::task::TaskId;
 
 /// The virtual clock, in ticks since the run started. It moves only when nothing else can
 /// happen (no task enabled, no interrupt source eligible; or every task that could go on
-/// only spins polling, see [`poll_pending`]), to the earliest timer's deadline.
+/// has only spun polling for the livelock bound, see [`poll_pending`]), to the earliest
+/// timer's deadline.
 pub fn now() -> u64 {
     port::clockwork(|c, _| c.now())
 }

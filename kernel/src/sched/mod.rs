@@ -181,6 +181,8 @@ pub struct Core<K: Sink> {
     /// Tasks that spin polling: two such polls with no data changed in between
     /// (`sched::spin`).
     poll_spinning: TaskSet,
+    /// The step at which the first of the current polling marks was made (`sched::spin`).
+    polls_quiet_since: u32,
     /// The running task runs alone and nothing else can act (`sched::spin`): the lean path
     /// is off and its iterations are watched.
     solo: bool,
@@ -269,6 +271,7 @@ impl<K: Sink> Core<K> {
             (&raw mut (*this).spinning).write(TaskSet::EMPTY);
             (&raw mut (*this).polled_quiet).write(TaskSet::EMPTY);
             (&raw mut (*this).poll_spinning).write(TaskSet::EMPTY);
+            (&raw mut (*this).polls_quiet_since).write(0);
             (&raw mut (*this).solo).write(false);
             (&raw mut (*this).keeps_spins).write(false);
             (&raw mut (*this).watch).write(spin::SpinWatch::default());
@@ -329,6 +332,7 @@ impl<K: Sink> Core<K> {
             spinning,
             polled_quiet,
             poll_spinning,
+            polls_quiet_since,
             solo,
             keeps_spins,
             watch,
@@ -393,6 +397,7 @@ impl<K: Sink> Core<K> {
         *spinning = TaskSet::EMPTY;
         *polled_quiet = TaskSet::EMPTY;
         *poll_spinning = TaskSet::EMPTY;
+        *polls_quiet_since = 0;
         *solo = false;
         *keeps_spins = false;
         watch.reset();

@@ -2183,48 +2183,51 @@ fn waker_ping_pong(me: u32, other: u32, rounds: usize, writes: Option<u32>) -> V
     p
 }
 
+/// The index of the first event `f` accepts.
+fn first(events: &[Event], f: impl Fn(&Event) -> bool) -> usize {
+    events.iter().position(f).unwrap()
+}
+
 #[test]
 fn tasks_that_only_wake_each_other_let_time_pass_to_the_next_deadline() {
     // The holder sleeps until tick 50; two waiters wake each other and do nothing else
-    // (embassy-sync's Mutex waiters): time passes after a few polls, not when their
-    // (long) scripts end.
+    // (embassy-sync's Mutex waiters): time passes once they have spun for the livelock
+    // bound (1000 steps), not when their (long) scripts end.
     let holder = [Act::TimerAt(100, 50), Act::Sleep(100), Act::Clock];
-    let b = waker_ping_pong(200, 300, 500, None);
-    let c = waker_ping_pong(300, 200, 500, None);
+    let b = waker_ping_pong(200, 300, 1000, None);
+    let c = waker_ping_pong(300, 200, 1000, None);
     for seed in 0..10 {
         let (verdict, events, clocks) = timed(seed, &[], &[&holder, &b, &c]);
         assert_eq!(verdict, Verdict::Pass, "seed {seed}");
         assert_eq!(clocks, [(1, 50)], "seed {seed}");
-        let advance = events
-            .iter()
-            .position(|e| matches!(e, Event::TimeAdvance { now: 50 }))
-            .unwrap();
-        let woken = events
-            .iter()
-            .position(|e| matches!(e, Event::Wait { t: 1, .. }))
-            .unwrap();
-        // A few rounds of wakes first (each poll is a signal, a wait and the start).
-        assert!(advance < 60, "seed {seed}: time passed at event {advance}");
-        assert!(woken > advance && woken < 200, "seed {seed}: {woken}");
+        let advance = first(&events, |e| matches!(e, Event::TimeAdvance { now: 50 }));
+        let woken = first(&events, |e| matches!(e, Event::Wait { t: 1, .. }));
+        // One event per step, a few before the waiters begin.
+        assert!(
+            (1000..1100).contains(&advance),
+            "seed {seed}: time passed at event {advance}"
+        );
+        assert!(
+            woken > advance && woken < advance + 100,
+            "seed {seed}: {woken}"
+        );
     }
-    // Waiters that write between their wakes make progress: time stays until they are done.
-    let b = waker_ping_pong(200, 300, 50, Some(1));
-    let c = waker_ping_pong(300, 200, 50, Some(2));
-    let (verdict, events, _) = timed(3, &[], &[&holder, &b, &c]);
-    assert_eq!(verdict, Verdict::Pass);
-    let advance = events
-        .iter()
-        .position(|e| matches!(e, Event::TimeAdvance { .. }))
-        .unwrap();
-    let writes = events
-        .iter()
-        .filter(|e| matches!(e, Event::Write { .. }))
-        .count();
-    let before = events[..advance]
-        .iter()
-        .filter(|e| matches!(e, Event::Write { .. }))
-        .count();
-    assert_eq!((before, writes), (100, 100));
+    // A hand-off of a few polls (fewer steps than the bound) is no spin: time stays.
+    let b = waker_ping_pong(200, 300, 50, None);
+    let c = waker_ping_pong(300, 200, 50, None);
+    // Waiters that write between their wakes make progress, however long.
+    let bw = waker_ping_pong(200, 300, 1000, Some(1));
+    let cw = waker_ping_pong(300, 200, 1000, Some(2));
+    for (b, c, signals) in [(b, c, 100), (bw, cw, 2000)] {
+        let (verdict, events, _) = timed(3, &[], &[&holder, &b, &c]);
+        assert_eq!(verdict, Verdict::Pass);
+        let advance = first(&events, |e| matches!(e, Event::TimeAdvance { .. }));
+        let before = events[..advance]
+            .iter()
+            .filter(|e| matches!(e, Event::Signal { .. }))
+            .count();
+        assert_eq!(before, signals);
+    }
 }
 
 #[test]
@@ -2234,15 +2237,19 @@ fn a_task_a_timer_woke_goes_before_spinners_whatever_the_strategy_prefers() {
     let holder = [Act::TimerAt(100, 50), Act::Sleep(100), Act::Clock];
     let b = waker_ping_pong(200, 300, 30_000, None);
     let c = waker_ping_pong(300, 200, 30_000, None);
-    for seed in 0..20 {
-        let config = with(StrategyId::Pct, seed, &[]);
+    for seed in 0..40 {
+        let mut config = with(StrategyId::Pct, seed, &[]);
+        // Priority change points spread over a long run: the first priorities hold a while.
+        config.params[1] = 100_000;
         let (_, events, clocks) = timed_with(&config, &[], &[&holder, &b, &c]);
         assert_eq!(clocks, [(1, 50)], "seed {seed}");
-        let woken = events
-            .iter()
-            .position(|e| matches!(e, Event::Wait { t: 1, .. }))
-            .unwrap();
-        assert!(woken < 200, "seed {seed}: the holder went on at event {woken}");
+        // Time passes after the bound's steps of spinning; the holder, woken, may be passed
+        // over until the spinners have spun for the bound again, not longer.
+        let woken = first(&events, |e| matches!(e, Event::Wait { t: 1, .. }));
+        assert!(
+            woken < 2200,
+            "seed {seed}: the holder went on at event {woken}"
+        );
     }
 }
 

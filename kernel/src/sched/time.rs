@@ -3,8 +3,9 @@
 //!
 //! The clock never moves during a step: every computation takes zero time. It moves only
 //! when nothing else can happen — no task is enabled and no interrupt source is eligible,
-//! or every task that could go on only spins polling (`sched::spin`: async tasks that wake
-//! each other and do nothing else, as on a board while time passes) — and then it jumps to
+//! or every task that could go on has only spun polling for the livelock bound
+//! (`sched::spin`: async tasks that wake each other and change no data, while on a board
+//! time passes) — and then it jumps to
 //! the earliest deadline, and every timer due by then fires at once
 //! (in the order they were set; which woken task runs first is then the strategy's pick,
 //! as among any enabled tasks). So a timeout fires only when the event it guards really
@@ -124,6 +125,8 @@ impl<K: Sink> Core<K> {
             };
             self.record(Event::TimerFire { k: key, g, i });
         }
+        // What the woken tasks see has changed: no task is known to spin polling.
+        self.data_changed();
         true
     }
 }
