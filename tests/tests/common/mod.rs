@@ -5,11 +5,11 @@
 //! dependencies (probe-rs's tree above all) they share instead of building them again. Cargo
 //! holds that directory's lock only while it builds, not while the tests run.
 //!
-//! Every other firmware build (other features, boards, profiles, the projects of their own)
-//! keeps its ELFs in a directory of its own but compiles in one of two shared build
-//! directories (cargo's `build-dir`, [`firmware_cargo`], [`user_cargo`]): a dependency is
-//! compiled once for all the builds that use it the same way (cargo's hashes keep other
-//! profiles, features and targets apart), not once per target directory.
+//! Every other firmware build (other features, boards, profiles, the projects of their own,
+//! inside the workspace or outside it) keeps its ELFs in a directory of its own but compiles
+//! in `target/jostle-e2e` too (cargo's `build-dir`, [`firmware_cargo`], [`user_cargo`]): a
+//! dependency is compiled once for all the builds that use it alike (cargo's hashes keep
+//! other profiles, features, targets and rustflags apart), not once per target directory.
 #![allow(dead_code)]
 
 use jostle_host_tools::RunOutcome;
@@ -71,14 +71,6 @@ pub fn firmware_cargo(dir: &Path) -> Command {
     cmd.current_dir(dir)
         .env("CARGO_BUILD_BUILD_DIR", target_dir());
     cmd
-}
-
-/// The build directory the projects written outside the workspace share (cargo's
-/// `build-dir`, [`user_cargo`]): apart from [`target_dir`], because their builds do not see
-/// the workspace's configuration (`DEFMT_LOG`, which cargo's hashes do not tell apart, would
-/// have each side rebuild what the other built).
-pub fn outside_build_dir() -> PathBuf {
-    workspace().join("target").join("jostle-outside")
 }
 
 /// Builds everything the tests run, once per test process. The host packages are built one
@@ -412,8 +404,11 @@ pub const CROSS_PORT_EXAMPLES: &[&str] = &[
 /// .cargo/config.toml decide, not what this test process inherited from the outer cargo;
 /// `jostle` on PATH is the one these tests built (a runner line calls it by name). The
 /// ELFs go where the project (or `env`'s `CARGO_TARGET_DIR`) says; what cargo compiles on
-/// the way is kept in [`outside_build_dir`], shared by every such project (cargo's hashes
-/// keep their profiles and features apart).
+/// the way is kept in [`target_dir`] (cargo's `build-dir`), shared with the other firmware
+/// builds: a project `jostle new` writes (the workspace's profile, rustflags and
+/// `DEFMT_LOG`) compiles little of its own. (A hand-written app under the same profile and
+/// rustflags but another `DEFMT_LOG`, which cargo's hashes do not tell apart, would rebuild
+/// what the macros of defmt expanded differently: slower, never wrong.)
 pub fn user_cargo(project: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let mut cmd = Command::new("cargo");
     cmd.args(args).current_dir(project);
@@ -430,7 +425,7 @@ pub fn user_cargo(project: &Path, args: &[&str], env: &[(&str, &str)]) -> std::p
     ] {
         cmd.env_remove(var);
     }
-    cmd.env("CARGO_BUILD_BUILD_DIR", outside_build_dir());
+    cmd.env("CARGO_BUILD_BUILD_DIR", target_dir());
     let bin_dir = jostle().parent().unwrap().to_owned();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let paths = std::iter::once(bin_dir).chain(std::env::split_paths(&path));
