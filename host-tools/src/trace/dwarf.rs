@@ -365,7 +365,10 @@ mod tests {
             direct_child("fw::app::uart_rx", "fw::app").as_deref(),
             Some("uart_rx")
         );
-        assert_eq!(direct_child("fw::app::uart_rx::Context::new", "fw::app"), None);
+        assert_eq!(
+            direct_child("fw::app::uart_rx::Context::new", "fw::app"),
+            None
+        );
         assert_eq!(
             direct_child("fw::app::__rtic_internal_uart_rxSharedResources", "fw::app"),
             None
