@@ -168,13 +168,19 @@ fn buggy_rtic_apps_are_found_named_and_replayed() {
         );
         let id = f["id"].as_str().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let replay = printed_replay(&stdout, id, dir.path());
-        let shown = String::from_utf8_lossy(&replay.stdout);
-        assert!(
-            shown.contains(&format!("reproduced: {} {id}", b.verdict)),
-            "{app}: {}",
-            text(&replay)
-        );
+        // The printed replay (`label`: the failing run's, or its shrunk schedule's) gives
+        // the same finding; its text.
+        let reproduced = |label: &str| {
+            let replay = run_printed(&stdout, label, id, dir.path());
+            let shown = String::from_utf8_lossy(&replay.stdout).into_owned();
+            assert!(
+                shown.contains(&format!("reproduced: {} {id}", b.verdict)),
+                "{app} ({label}): {}",
+                text(&replay)
+            );
+            shown
+        };
+        let shown = reproduced("replay: ");
         // Its shrunk interleaving: no longer than the failing run, and it replays to the
         // same finding (firings inside handlers included).
         let shrunk = &f["shrunk"];
@@ -183,13 +189,7 @@ fn buggy_rtic_apps_are_found_named_and_replayed() {
             shrunk["steps"].as_u64() <= shrunk["original_steps"].as_u64(),
             "{app}: {shrunk:#}"
         );
-        let again = printed_shrunk_replay(&stdout, id, dir.path());
-        let shrunk_shown = String::from_utf8_lossy(&again.stdout);
-        assert!(
-            shrunk_shown.contains(&format!("reproduced: {} {id}", b.verdict)),
-            "{app}: {}",
-            text(&again)
-        );
+        let shrunk_shown = reproduced("replay shortest: ");
         // The hardware task whose firing the shrunk run keeps is a lane named after its
         // function, in the replay and in the report, never after its interrupt.
         let (task, irq) = b.hardware;
@@ -267,12 +267,7 @@ fn a_finding_with_firings_inside_handlers_shrinks_to_a_shorter_run_that_replays(
     let s = &f["shrunk"];
     assert!(s["replay"].is_object(), "not shrunk: {f:#}");
     let n = |k: &str| s[k].as_u64().unwrap();
-    let entries = s["schedule"]
-        .as_str()
-        .unwrap()
-        .split(',')
-        .filter(|e| !e.is_empty())
-        .count() as u64;
+    let entries = shrunk_entries(s);
     // The failing run fired the pulse more than once inside the logger's polls; the
     // shrunk one needs one firing there.
     assert!(n("original_entries") > 1, "{s:#}");
