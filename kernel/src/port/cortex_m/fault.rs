@@ -9,7 +9,7 @@
 //!
 //! A stack overflow is reported only on evidence: the task's canary is overwritten, the
 //! stack pointer or the faulting address lies in the task's guard (its lowest 32 bytes, which
-//! the MPU forbids: see `guard`) or just below its stack (the failed exception stacking of an
+//! the MPU forbids, or on ARMv8-M makes read-only: see `guard`) or just below its stack (the failed exception stacking of an
 //! overflowing task), or the CPU says its stack limit was hit (ARMv8-M's STKOF, on the
 //! process stack).
 

@@ -78,8 +78,8 @@ fn ending() {
 #[repr(C)]
 struct Kernel {
     current: TaskId,
-    /// Whether the MPU guards the tasks' stacks (else the canary is checked at every
-    /// switch).
+    /// Whether the MPU or the stack limit guards the tasks' stacks (else the canary is
+    /// checked at every switch).
     guarded: bool,
     core: Core<DefmtSink>,
     /// Saved stack pointer of each stopped task.
@@ -499,8 +499,8 @@ unsafe fn switch_task(save: *mut u32, t: TaskId) {
     unsafe {
         let k = kernel();
         // The MPU guards every stack: the first tasks' with regions of their own, set
-        // when they were laid out; a later task's with the shared region, moved here.
-        // Without an MPU, the canary is checked whenever a task is switched out (and at
+        // when they were laid out; a later task's with the shared region, moved here (on
+        // ARMv8-M PSPLIM too, loaded by the switch). Without either, the canary is checked whenever a task is switched out (and at
         // its end).
         if (*k).guarded {
             if !guard::owns_guard(t) {
@@ -551,8 +551,9 @@ unsafe fn check_canary(t: TaskId) {
     }
 }
 
-/// Runs `f` with the running task's stack guard (the MPU) lifted: for a board whose output
-/// goes through the CPU's view of memory, as QEMU's semihosting does.
+/// Runs `f` with the running task's stack guard (a no-access MPU region) lifted: for a
+/// board whose output goes through the CPU's view of memory, as QEMU's semihosting does.
+/// (ARMv8-M's read-only guards stay up: reading through them is allowed.)
 ///
 /// QEMU reads a semihosting call's parameter block and buffer as a debugger would, but
 /// through the MPU, translating each 1 KiB page by its *first* address: when a task's stack
@@ -563,7 +564,7 @@ unsafe fn check_canary(t: TaskId) {
 /// `f` must reach no scheduling point (a logger's write, inside its critical section).
 pub fn unguarded<R>(f: impl FnOnce() -> R) -> R {
     // SAFETY: `guarded` is read only once the kernel is started (before, the MPU is off);
-    // it is true only when `guard_init` found an MPU.
+    // it is true only when `guard_init` found an MPU or a stack limit.
     if started() && unsafe { (*kernel()).guarded } {
         // SAFETY: as above; `f` switches no task (the caller's contract).
         unsafe { guard::unguarded(f) }
