@@ -94,6 +94,7 @@ const TEST_FIRMWARE: &[&str] = &[
     "stack_overflow",
     "write_below_stack",
     "page_aligned_stacks",
+    "handler_overflow",
 ];
 
 /// Where the ELFs of `core` are kept (cargo's own output is per target, and the M4F and M7
@@ -285,6 +286,40 @@ fn a_write_through_a_pointer_below_a_tasks_stack_is_its_stack_overflow_on_every_
             run.events
         );
     }
+}
+
+#[test]
+fn a_handler_overflowing_the_main_stack_is_its_stack_overflow_on_the_m33() {
+    // ARMv8-M mainline's MSPLIM, at the main stack's bottom (above the fault handler's 1 KiB
+    // reserve): the handler's recursion stops there, not in the statics below (without it
+    // QEMU locked up: the run ended as a dead boot).
+    let m33 = CORES.iter().find(|c| c.name == "M33").unwrap();
+    let run = run_qemu(&core_firmware(m33, "handler_overflow"), config(0, &[]));
+    assert_eq!(
+        run.outcome,
+        Some(Outcome::Verdict(Verdict::StackOverflow)),
+        "{:?}",
+        run.events
+    );
+    assert_eq!(run.exit_code, Some(14));
+    let caught = run.events.iter().find_map(|e| match *e {
+        Event::StackOverflow { t, depth, size } => Some((t, depth, size)),
+        _ => None,
+    });
+    let (t, depth, size) = caught.expect("a StackOverflow event");
+    // The handler of source 0; the mps2-an505's main stack is most of its 4 MiB of RAM; the
+    // overflow was caught at the limit.
+    assert_eq!(t, jostle_kernel::event::IRQ_CONTEXT);
+    assert!(size > 4_000_000, "{size}");
+    assert!(
+        depth <= size - 1024 && depth + 1024 + 256 >= size,
+        "{depth} of {size}"
+    );
+    let line = run.verdict_line();
+    assert!(
+        line.contains("the handler of interrupt source 0 overflowed the"),
+        "{line}"
+    );
 }
 
 /// Tasks whose stacks start a 1 KiB page: QEMU checks a semihosting call's memory against

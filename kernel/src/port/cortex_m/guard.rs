@@ -185,6 +185,8 @@ pub unsafe fn guard_init() -> bool {
     // SAFETY: System Control Space registers, present on every Cortex-M (MPU_TYPE reads 0
     // without an MPU).
     unsafe {
+        #[cfg(jostle_stack_limit)]
+        main_stack::limit();
         let regions = (MPU_TYPE.read_volatile() >> 8) & 0xFF;
         if regions == 0 {
             GUARD_REGION = NO_MPU;
@@ -294,6 +296,50 @@ pub fn guard_off() {
     unsafe {
         MPU_CTRL.write_volatile(0);
         core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
+    }
+}
+
+#[cfg(jostle_stack_limit)]
+pub mod main_stack {
+    //! The main stack (MSP: every handler's, and a framework's task 0 adopted on it), on
+    //! ARMv8-M mainline: MSPLIM at its bottom, so a handler that overflows it faults at the
+    //! instruction that would move the stack pointer below (STKOF) instead of writing the
+    //! statics under it, and the run ends as that handler's `stack_overflow`. The limit sits
+    //! [`FAULT_RESERVE`] bytes above the bottom: the HardFault handler clears MSPLIM first
+    //! thing (`crate::exception_handlers!`) and reports from the reserve.
+
+    unsafe extern "C" {
+        /// The main stack's lowest address: the end of the statics (`.uninit` included),
+        /// from cortex-m-rt's linker script (0.7.5 and later, which every board requires).
+        static _stack_end: u32;
+    }
+
+    /// Bytes below the limit for the HardFault handler's own frames, which report the
+    /// overflow and end the run: its report of `handler_overflow` on the mps2-an505 wrote
+    /// 196 of them (the lowest word written below the limit, read before the run's end).
+    pub const FAULT_RESERVE: usize = 1024;
+
+    /// The main stack: its lowest address and its top (the vector table's first word, the
+    /// stack pointer a reset and the kernel's `enter` give it).
+    pub fn bounds() -> (usize, usize) {
+        // SAFETY: VTOR and the vector table's first word are always readable; only the
+        // address of `_stack_end` is taken.
+        unsafe {
+            let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
+            let top = (vtor as *const u32).read_volatile() as usize;
+            (&raw const _stack_end as usize, top)
+        }
+    }
+
+    /// Sets MSPLIM [`FAULT_RESERVE`] bytes above the main stack's bottom.
+    ///
+    /// # Safety
+    /// Privileged; the main stack pointer above that limit (at a run's start it is near the
+    /// top).
+    pub unsafe fn limit() {
+        let limit = (bounds().0 + FAULT_RESERVE) as u32;
+        // SAFETY: per the contract.
+        unsafe { core::arch::asm!("msr msplim, {}", in(reg) limit, options(nomem, nostack)) };
     }
 }
 

@@ -31,6 +31,11 @@ use core::mem::MaybeUninit;
 use core::panic::{Location, PanicInfo};
 
 pub use fault::{FaultContext, report_hard_fault};
+
+/// Does the CPU limit the main stack (ARMv8-M mainline's MSPLIM; `guard::main_stack`)? The
+/// HardFault handler's assembly then lifts the limit first.
+#[doc(hidden)]
+pub const MAIN_STACK_LIMIT: bool = cfg!(jostle_stack_limit);
 pub use framework::{
     HandlerEntry, adopt, idle, irq_enter_active, irq_exit_active, name_context, next_poll,
     poll_enter, poll_exit, prio_mask, register_irq, register_polled, return_addresses, set_firing,
@@ -515,16 +520,18 @@ unsafe fn switch_task(save: *mut u32, t: TaskId) {
     }
 }
 
-/// Ends the run with a stack overflow if task `t`'s canary was overwritten.
+/// Ends the run with a stack overflow if task `t`'s canary was overwritten. Inlined: without
+/// an MPU (the micro:bit's Cortex-M0) it runs at every switch, eight loads and compares; the
+/// report is out of line.
 ///
 /// # Safety
 /// The kernel must be running.
+#[inline(always)]
 unsafe fn check_canary(t: TaskId) {
     // SAFETY: the stack region was recorded by `prepare`.
     unsafe {
-        let k = kernel();
-        let (base, size) = (*k).stacks[t as usize];
-        // One test per switch, unrolled: the canary words XOR the pattern, or-ed together.
+        let base = (*kernel()).stacks[t as usize].0;
+        // Unrolled (a loop over the words stays a loop on ARMv6-M: five instructions a word).
         let w = &*(base as *const [u32; CANARY_WORDS]);
         let changed = (w[0] ^ CANARY)
             | (w[1] ^ CANARY)
@@ -535,19 +542,34 @@ unsafe fn check_canary(t: TaskId) {
             | (w[6] ^ CANARY)
             | (w[7] ^ CANARY);
         if changed != 0 {
-            ending();
-            let sp: u32;
-            core::arch::asm!("mov {}, sp", out(reg) sp);
-            let depth = (base + size).saturating_sub(sp as usize) as u32;
-            Event::StackOverflow {
-                t,
-                depth,
-                size: size as u32,
-            }
-            .emit_defmt();
-            (*k).core.abort(Verdict::StackOverflow);
-            finish(Verdict::StackOverflow.exit_code());
+            canary_broken(t);
         }
+    }
+}
+
+/// Reports task `t`'s overwritten canary and ends the run.
+///
+/// # Safety
+/// As for [`check_canary`].
+#[cold]
+#[inline(never)]
+unsafe fn canary_broken(t: TaskId) -> ! {
+    // SAFETY: per the contract.
+    unsafe {
+        let k = kernel();
+        let (base, size) = (*k).stacks[t as usize];
+        ending();
+        let sp: u32;
+        core::arch::asm!("mov {}, sp", out(reg) sp);
+        let depth = (base + size).saturating_sub(sp as usize) as u32;
+        Event::StackOverflow {
+            t,
+            depth,
+            size: size as u32,
+        }
+        .emit_defmt();
+        (*k).core.abort(Verdict::StackOverflow);
+        finish(Verdict::StackOverflow.exit_code())
     }
 }
 
