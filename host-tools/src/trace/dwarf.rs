@@ -168,9 +168,26 @@ impl Lines {
     /// directory reads relative to it, as the compiler records the sites of the crate it
     /// compiles (`src/main.rs`).
     pub fn app_site(&self, pcs: &[u32]) -> Option<SiteLoc> {
-        for &pc in pcs.iter().take_while(|&&pc| pc != 0) {
-            // Inside the call instruction that returns there (Thumb: bit 0 set).
-            let addr = u64::from((pc & !1).saturating_sub(2));
+        // Inside the call instruction that returns there (Thumb: bit 0 set).
+        let calls: Vec<u64> = pcs
+            .iter()
+            .take_while(|&&pc| pc != 0)
+            .map(|&pc| u64::from((pc & !1).saturating_sub(2)))
+            .collect();
+        self.app_site_of_calls(&calls)
+    }
+
+    /// [`Lines::app_site`] of a host-port executable: `returns` are return addresses at their
+    /// link addresses (innermost first); the call is the byte before each.
+    pub fn host_app_site(&self, returns: &[u64]) -> Option<SiteLoc> {
+        let calls: Vec<u64> = returns.iter().map(|&r| r.saturating_sub(1)).collect();
+        self.app_site_of_calls(&calls)
+    }
+
+    /// The first frame (inlined ones included, innermost first) of the code addresses
+    /// `calls` that lies in the application's own source.
+    fn app_site_of_calls(&self, calls: &[u64]) -> Option<SiteLoc> {
+        for &addr in calls {
             let mut frames = self.context.find_frames(addr).skip_all_loads().ok()?;
             while let Ok(Some(frame)) = frames.next() {
                 let Some(loc) = frame.location else { continue };

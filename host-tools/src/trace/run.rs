@@ -440,6 +440,46 @@ impl RunOutcome {
                 names.insert(id, name);
             }
         }
+        // Tasks named after a static (an Embassy task's pool): its location's id here.
+        for ev in &self.events {
+            if let Event::TaskName { t, a, i } = *ev
+                && let Some(symbol) = names.get(&a)
+            {
+                self.task_names.insert(t, task_name(symbol, i));
+            }
+        }
+    }
+
+    /// Names where the host port's lost wake-ups wait and where its wakes come from:
+    /// `resolve` turns return addresses (as the firmware kept them) into `file:line:col`.
+    /// On the device the ELF resolves them as the run is read; a host-port executable's
+    /// line information is read only when a run has such an event.
+    pub fn name_code_sites(&mut self, resolve: impl Fn(&[u32]) -> Option<String>) {
+        for (i, ev) in self.events.iter().enumerate() {
+            match *ev {
+                Event::WakeFrom { p0, p1, p2, p3, .. }
+                    if p0 != 0 && !self.wake_sites.contains_key(&i) =>
+                {
+                    if let Some(site) = resolve(&[p0, p1, p2, p3]) {
+                        self.wake_sites.insert(i, site);
+                    }
+                }
+                Event::LostWake {
+                    s: 0,
+                    g,
+                    p0,
+                    p1,
+                    p2,
+                    p3,
+                    ..
+                } if p0 != 0 && !self.wait_sites.contains_key(&g) => {
+                    if let Some(site) = resolve(&[p0, p1, p2, p3]) {
+                        self.wait_sites.insert(g, site);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// The site of `id` as `file:line:col`, or its raw id.

@@ -57,6 +57,11 @@ impl Symbols {
         })
     }
 
+    /// The link address of the host port's anchor static, if the executable has it.
+    pub fn anchor(&self) -> Option<u64> {
+        self.anchor
+    }
+
     /// The name of the location `offset` bytes from the host port's anchor.
     pub fn name_from_anchor(&self, offset: i64) -> Option<String> {
         let addr = self.anchor?.checked_add_signed(offset)?;

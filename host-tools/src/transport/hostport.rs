@@ -13,6 +13,7 @@
 use super::Transport;
 use crate::error::JostleError;
 use crate::trace::decode::{Item, parse_line};
+use crate::trace::dwarf::Lines;
 use crate::trace::run::{Ending, Port, RunOutcome};
 use crate::trace::space::SiteSpace;
 use crate::trace::symbols::Symbols;
@@ -35,6 +36,9 @@ pub struct HostTransport {
     share: Mutex<Option<bool>>,
     /// The executable's data symbols, read at the first run.
     symbols: OnceLock<Symbols>,
+    /// The executable's line information (where lost wake-ups wait), read at the first run
+    /// that needs it.
+    lines: Mutex<Option<Option<Lines>>>,
 }
 
 /// Runs of the check's process: the first, and three that must match fresh processes.
@@ -58,7 +62,7 @@ impl Transport for HostTransport {
         }
         let raw = run_limited(&self.path, &config, &self.limits)?;
         let mut outcome = RunOutcome::from_host(config, raw);
-        outcome.name_locations(self.symbols());
+        self.name(&mut outcome);
         Ok(outcome)
     }
 
@@ -69,7 +73,7 @@ impl Transport for HostTransport {
         let raw = run_limited(&self.path, &first, &self.limits)?;
         let mut outcomes = RunOutcome::batch_from_host(first, raw);
         for outcome in &mut outcomes {
-            outcome.name_locations(self.symbols());
+            self.name(outcome);
         }
         Ok(outcomes)
     }
@@ -83,7 +87,34 @@ impl HostTransport {
             limits,
             share: Mutex::new(None),
             symbols: OnceLock::new(),
+            lines: Mutex::new(None),
         }
+    }
+
+    /// Names a run's locations, tasks and code sites from the executable.
+    fn name(&self, outcome: &mut RunOutcome) {
+        let symbols = self.symbols();
+        outcome.name_locations(symbols);
+        let Some(anchor) = symbols.anchor() else {
+            return;
+        };
+        outcome.name_code_sites(|distances| {
+            let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+            let lines = lines
+                .get_or_insert_with(|| {
+                    std::fs::read(&self.path)
+                        .ok()
+                        .and_then(|b| Lines::parse(&b))
+                })
+                .as_ref()?;
+            // Distances from the anchor, as the firmware kept them (32 bits, wrapping).
+            let returns: Vec<u64> = distances
+                .iter()
+                .take_while(|&&d| d != 0)
+                .map(|&d| anchor.wrapping_add_signed(i64::from(d as i32)))
+                .collect();
+            lines.host_app_site(&returns).map(|l| l.to_string())
+        });
     }
 
     /// The executable's data symbols (none if it cannot be read: names are a convenience).

@@ -18,6 +18,8 @@ use jostle_kernel::{MAX_TASKS, Op, TaskId, port};
 
 /// The state an executor needs: its identity (its address, the lock its polls hold) and,
 /// for an [`crate::InterruptExecutor`], its interrupt and the tasks its handler polls.
+// (The host port has no interrupt executor: the fields that are only its are not read there.)
+#[cfg_attr(not(target_os = "none"), allow(dead_code))]
 pub struct ExecutorCore {
     /// The NVIC line of an interrupt executor once started ([`NO_LINE`]: the thread-mode
     /// executor, or one not started).
@@ -85,7 +87,9 @@ impl ExecutorCore {
         RUNNING.set(t, Some((header, stack)));
         header.task.set(t);
         let (pool, index) = header.pool();
-        clock::name_task(t, pool as u32, index);
+        // The pool's address names the task (the host port: its location's id, named from
+        // the executable's symbols as the run's other locations are).
+        clock::name_task(t, port::addr(pool as *const ()), index);
         port::point(Op::Spawn { s: site, child: t });
     }
 }
@@ -99,6 +103,12 @@ pub struct Executor {
 /// The thread-mode executor's state: a static, since `#[embassy_executor::main]` keeps the
 /// `Executor` itself on the boot stack, which the kernel gives to interrupt handlers.
 static THREAD: ExecutorCore = ExecutorCore::new();
+
+/// The thread-mode executor's state.
+#[cfg(not(target_os = "none"))]
+pub(crate) fn thread() -> &'static ExecutorCore {
+    &THREAD
+}
 
 impl Executor {
     /// The thread-mode executor.

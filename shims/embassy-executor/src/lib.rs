@@ -7,15 +7,17 @@
 /// `#[entry]`).
 #[cfg(target_os = "none")]
 pub use embassy_executor_macros::main_cortex_m as main;
-pub use embassy_executor_macros::task;
-
+/// Declares the application's entry on the host port: `fn main` runs [`Executor::run`]
+/// (embassy-executor-macros' `std` flavour, as Embassy's `platform-std` apps have it).
 #[cfg(not(target_os = "none"))]
-compile_error!(
-    "jostle's embassy-executor runs on Cortex-M targets (build with --target thumbv7m-none-eabi); the host port is not supported yet"
-);
+pub use embassy_executor_macros::main_std as main;
+pub use embassy_executor_macros::task;
 
 #[cfg(target_os = "none")]
 #[path = "arch/cortex_m.rs"]
+mod arch;
+#[cfg(not(target_os = "none"))]
+#[path = "arch/host.rs"]
 mod arch;
 
 // The board: exactly one of the features `mps2-an385` (the default) and `lm3s6965evb`.

@@ -20,6 +20,9 @@ use jostle_kernel::TaskId;
 pub struct TaskHeader {
     /// Spawned and not yet finished (its storage is taken).
     spawned: Cell<bool>,
+    /// The host port's run that spawned it (see [`TaskHeader::is_spawned`]).
+    #[cfg(not(target_os = "none"))]
+    run: Cell<u32>,
     /// Woken since its last poll began: a wake that finds it set sends nothing (the task
     /// will poll anyway), as Embassy's run queue does not queue a task twice.
     pub(crate) queued: Cell<bool>,
@@ -51,6 +54,8 @@ impl TaskHeader {
     const fn new(poll_fn: unsafe fn(&'static TaskHeader) -> Poll<()>) -> Self {
         TaskHeader {
             spawned: Cell::new(false),
+            #[cfg(not(target_os = "none"))]
+            run: Cell::new(0),
             queued: Cell::new(false),
             timer_at: Cell::new(u64::MAX),
             task: Cell::new(0),
@@ -69,9 +74,26 @@ impl TaskHeader {
         jostle_kernel::port::addr(self as *const Self as *const ())
     }
 
-    /// Spawned and not yet finished?
+    /// Spawned and not yet finished? On the host port, in this run: one process makes many
+    /// runs, and a task the previous run left unfinished was abandoned with its run, as a
+    /// reset abandons it on the device (its future is forgotten, never dropped).
     pub(crate) fn is_spawned(&self) -> bool {
+        #[cfg(not(target_os = "none"))]
+        if self.run.get() != jostle_kernel::port::epoch() {
+            return false;
+        }
         self.spawned.get()
+    }
+
+    /// Takes the storage: `false` if it holds a task already.
+    fn take(&self) -> bool {
+        if self.is_spawned() {
+            return false;
+        }
+        self.spawned.set(true);
+        #[cfg(not(target_os = "none"))]
+        self.run.set(jostle_kernel::port::epoch());
+        true
     }
 
     /// Its pool's address and its index there (for the task's name).
@@ -169,7 +191,7 @@ impl<F: Future + 'static> TaskStorage<F> {
     /// Takes the storage for a new task running the future `future` makes; `None` when it
     /// holds a task already.
     fn claim(&'static self, future: impl FnOnce() -> F) -> Option<TaskRef> {
-        if self.header.spawned.replace(true) {
+        if !self.header.take() {
             return None;
         }
         // SAFETY: the storage was free: nothing else refers to its future.
@@ -219,7 +241,7 @@ impl<F: Future + 'static, const N: usize> TaskPool<F, N> {
         &'static self,
         future: impl FnOnce() -> F,
     ) -> Result<SpawnToken<T>, SpawnError> {
-        let Some(i) = self.pool.iter().position(|s| !s.header.spawned.get()) else {
+        let Some(i) = self.pool.iter().position(|s| !s.header.is_spawned()) else {
             return Err(SpawnError::Busy);
         };
         let task = self.pool[i].claim(future).ok_or(SpawnError::Busy)?;
@@ -273,16 +295,20 @@ fn clone(data: *const ()) -> RawWaker {
     // WakerRegistration): the stack says where the task waits.
     let me = jostle_kernel::port::current();
     if header.task.get() == me {
-        header
-            .wait_pcs
-            .set(if me >= jostle_kernel::event::IRQ_CONTEXT {
-                // An interrupt executor's task, polled by its handler on the main stack.
-                jostle_kernel::port::return_addresses()
-            } else {
-                crate::arch::return_addresses()
-            });
+        header.wait_pcs.set(waiter_return_addresses(me));
     }
     RawWaker::new(data, &VTABLE)
+}
+
+/// Return addresses on the stack of the task `me` registering its waker.
+fn waiter_return_addresses(me: TaskId) -> [u32; 4] {
+    #[cfg(target_os = "none")]
+    if me >= jostle_kernel::event::IRQ_CONTEXT {
+        // An interrupt executor's task, polled by its handler on the main stack.
+        return jostle_kernel::port::return_addresses();
+    }
+    let _ = me;
+    crate::arch::return_addresses()
 }
 
 fn wake(data: *const ()) {
@@ -293,12 +319,19 @@ fn wake(data: *const ()) {
 
 fn drop_waker(_: *const ()) {}
 
+/// Where the waker's `clone` and `wake` start (the host port's stack walk keeps the frames
+/// above them).
+#[cfg(not(target_os = "none"))]
+pub(crate) fn waker_entries() -> [usize; 2] {
+    [clone as *const () as usize, wake as *const () as usize]
+}
+
 /// Wakes the task: its wake-up signal, unless it is queued already. At the full trace
 /// level the wake names where it comes from (`WakeFrom`: the return addresses on the
 /// waker's stack, which the host resolves to the application's line).
 #[track_caller]
 fn wake_header(header: &'static TaskHeader) {
-    if !header.spawned.get() || header.executor.get() == 0 || header.queued.replace(true) {
+    if !header.is_spawned() || header.executor.get() == 0 || header.queued.replace(true) {
         return;
     }
     #[cfg(target_os = "none")]
@@ -348,8 +381,17 @@ pub fn wake_task_no_pend(task: TaskRef) {
 }
 
 /// The executor whose id (its static's address) is `id`.
+#[cfg(target_os = "none")]
 pub(crate) fn executor_of(id: u32) -> &'static crate::executor::ExecutorCore {
     assert!(id != 0, "a task that was never spawned has no executor");
     // SAFETY: ids are addresses of `ExecutorCore` statics (`ExecutorCore::id`).
     unsafe { &*(id as usize as *const crate::executor::ExecutorCore) }
+}
+
+/// The executor whose id is `id`: on the host port, ids are numbers the kernel gives
+/// addresses in each run, and the thread-mode executor is the only one.
+#[cfg(not(target_os = "none"))]
+pub(crate) fn executor_of(id: u32) -> &'static crate::executor::ExecutorCore {
+    assert!(id != 0, "a task that was never spawned has no executor");
+    crate::executor::thread()
 }
