@@ -431,6 +431,7 @@ pub(crate) mod tests {
                     i,
                     p: next(3) as u8,
                     by: next(3) as u8,
+                    f: 0,
                 },
                 23 => Event::IrqExit { t: 0x80 + i },
                 24 => Event::IrqMask {

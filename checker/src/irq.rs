@@ -329,6 +329,7 @@ mod tests {
                 i: 2,
                 p: 1,
                 by: 0,
+                f: 0,
             },
             Event::IrqMask {
                 t: h2,

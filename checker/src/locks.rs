@@ -686,6 +686,7 @@ mod tests {
             i: 0,
             p: 2,
             by: 1,
+            f: 0,
         };
         s.on_event(&enter);
         s.on_event(&Event::CsEnter { t: 0x80 });
@@ -761,6 +762,7 @@ mod tests {
             i: 2,
             p: 3,
             by: 1,
+            f: 0,
         });
         let view = s.eraser_set(0x82);
         let mut got = s.identities(view);

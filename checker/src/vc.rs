@@ -725,6 +725,7 @@ mod tests {
             i,
             p: 1,
             by: 1,
+            f: 0,
         };
         let mask = |i: u8, on: u8| Event::IrqMask { t: 1, s: 0, i, on };
         for edges in [Edges::Relaxed, Edges::Precise] {
@@ -762,6 +763,7 @@ mod tests {
             i,
             p,
             by: 1,
+            f: 0,
         };
         // Unmasking source 0 releases to its handler, not to source 1's.
         let mut c = Clocks::new(Edges::Precise);

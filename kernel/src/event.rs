@@ -392,8 +392,11 @@ events! {
     /// handler's next entry).
     IrqRequest [Sync] "irq-request" "J irq-request t={=u8} s={=u32} i={=u8}" { t: u8, s: u32, i: u8 },
     /// The handler of source `i`, priority `p` (NVIC numbering: lower preempts higher), began
-    /// as context `t` (`IRQ_CONTEXT + i`), preempting context `by`.
-    IrqEnter [Sync] "irq-enter" "J irq-enter t={=u8} i={=u8} p={=u8} by={=u8}" { t: u8, i: u8, p: u8, by: u8 },
+    /// as context `t` (`IRQ_CONTEXT + i`), preempting context `by`. `f` is 1 when the firing
+    /// is one every strategy makes by itself (a request firmware pended, taken as soon as it
+    /// could be; an async task polled in its dispatcher's own order), 0 when the seed or a
+    /// strategy chose it (what a recorded schedule must say to replay it).
+    IrqEnter [Sync] "irq-enter" "J irq-enter t={=u8} i={=u8} p={=u8} by={=u8} f={=u8}" { t: u8, i: u8, p: u8, by: u8, f: u8 },
     /// The handler running as context `t` returned.
     IrqExit [Sync] "irq-exit" "J irq-exit t={=u8}" { t: u8 },
     /// Context `t` masked (`on` = 1) or unmasked (0) interrupt source `i` (`ALL_IRQS`: all).

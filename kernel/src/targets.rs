@@ -71,6 +71,10 @@ pub mod role {
     /// releases. A task there is held back until the block is paused (it would otherwise
     /// take the lock too early, before the block, and the violation would never happen).
     pub const INTERLEAVER: u8 = 16;
+    /// Schedule: at the decision of the context `A` (byte 1 of `aux`) that executed last,
+    /// having run `site` operations, the dispatcher polls async task `i` (the low byte, a
+    /// source index) next.
+    pub const POLL_AT: u8 = 17;
 }
 
 /// The `aux` word of a breakpoint with `role` and `index`.

@@ -275,10 +275,8 @@ fn every_board_embed_toml_is_what_cargo_embed_reads() {
 fn an_rp2350_image_carries_the_boot_roms_image_definition_and_its_descriptor() {
     // Built as `cargo firmware-rp2350` builds it (one binary), in a directory of its own.
     let dir = target_dir().join("rp2350");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let target = "thumbv8m.main-none-eabihf";
-    let status = std::process::Command::new(cargo)
-        .current_dir(workspace())
+    let status = firmware_cargo(&workspace())
         .args(["build", "--release", "--target", target])
         .args(["-p", "jostle-examples", "--no-default-features"])
         .args(["--features", "rp2350", "--bin", "rf_fig2", "--target-dir"])

@@ -14,7 +14,6 @@ use jostle_host_tools::trace::elf::Firmware;
 use jostle_kernel::{Config, Event, TraceLevel, Verdict};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 /// A QEMU core: its name, the board feature that builds for it, its target, and the machine
@@ -104,17 +103,16 @@ fn core_dir(core: &Core) -> PathBuf {
 }
 
 /// Builds [`EXAMPLES`] and [`TEST_FIRMWARE`] for every core, once per test process, one core
-/// after the other in one target directory (the M4F's and the M7's dependencies are shared),
-/// each core's ELFs copied aside.
+/// after the other into one target directory (compiling in the shared build directory,
+/// [`firmware_cargo`]: the M4F's and the M7's dependencies are shared, and the M3's with
+/// the other tests' QEMU builds), each core's ELFs copied aside.
 fn built_for_cores() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = target_dir().join("cores");
         for core in CORES {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let mut cmd = Command::new(cargo);
-            cmd.current_dir(workspace())
-                .args(["build", "--release", "--target", core.target])
+            let mut cmd = firmware_cargo(&workspace());
+            cmd.args(["build", "--release", "--target", core.target])
                 .args(["-p", "jostle-examples", "-p", "jostle-test-firmware"])
                 .arg("--no-default-features")
                 .arg("--features")

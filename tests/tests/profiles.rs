@@ -14,16 +14,15 @@ use std::process::Command;
 const EXAMPLES: [&str; 3] = ["rf_fig1", "abba_deadlock", "af_fig1"];
 const TEST_FIRMWARE: [&str; 2] = ["stack_overflow", "hard_fault"];
 
-/// Builds the firmware with extra cargo arguments into its own target directory; returns the
-/// directory holding the ELFs.
+/// Builds the firmware with extra cargo arguments into its own target directory (compiling
+/// in the shared build directory, where the profile's hash keeps its objects apart); returns
+/// the directory holding the ELFs.
 fn build(name: &str, extra: &[&str]) -> PathBuf {
     let target_dir = common::workspace()
         .join("target")
         .join(format!("jostle-profile-{name}"));
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(common::workspace())
-        .args(["build", "--target", "thumbv7m-none-eabi"])
+    let mut cmd = common::firmware_cargo(&common::workspace());
+    cmd.args(["build", "--target", "thumbv7m-none-eabi"])
         .args(extra)
         .args(["-p", "jostle-examples", "-p", "jostle-test-firmware"]);
     for bin in EXAMPLES.iter().chain(TEST_FIRMWARE.iter()) {

@@ -1,8 +1,9 @@
 //! RTIC apps under Jostle, their source unchanged (`examples/rtic`, a project of its own
 //! with `shims/rtic` and `shims/portable-atomic` patched in): the clean apps pass every
 //! campaign; each buggy app's campaign finds its bug, names the lanes after RTIC's tasks and
-//! the lock events after its resources, and the `jostle replay` command it prints
-//! reproduces it; an RTIC app written outside the workspace builds with only the documented
+//! the lock events after its resources, and the `jostle replay` commands it prints (the
+//! failing run's, and its shrunk schedule's) reproduce it; a finding whose run fired
+//! hardware tasks inside handlers shrinks to a shorter run; an RTIC app written outside the workspace builds with only the documented
 //! Cargo lines and its campaign finds the lost wake-up it hides; `jostle new --rtic` writes
 //! an app whose campaign finds its bug.
 
@@ -105,11 +106,23 @@ fn clean_rtic_apps_pass_their_campaigns() {
 /// The `jostle replay …` command a campaign printed for finding `id`, run as it is (with
 /// the `jostle` these tests built) in `dir`.
 fn printed_replay(stdout: &str, id: &str, dir: &Path) -> std::process::Output {
+    run_printed(stdout, "replay: ", id, dir)
+}
+
+/// The `jostle replay … --shrunk` command a campaign printed for finding `id` (its
+/// shortest schedule), run as it is in `dir`.
+fn printed_shrunk_replay(stdout: &str, id: &str, dir: &Path) -> std::process::Output {
+    run_printed(stdout, "replay shortest: ", id, dir)
+}
+
+/// The command on the line of `stdout` that starts with `label` and names `id`, run in
+/// `dir`.
+fn run_printed(stdout: &str, label: &str, id: &str, dir: &Path) -> std::process::Output {
     let command = stdout
         .lines()
-        .filter_map(|l| l.trim().strip_prefix("replay: "))
+        .filter_map(|l| l.trim().strip_prefix(label))
         .find(|c| c.contains(id))
-        .unwrap_or_else(|| panic!("no replay command for {id}: {stdout}"));
+        .unwrap_or_else(|| panic!("no `{label}` command for {id}: {stdout}"));
     let words: Vec<&str> = command.split_whitespace().collect();
     assert_eq!(words[0], "jostle", "{command}");
     jostle_in(dir, &words[1..])
@@ -154,6 +167,21 @@ fn buggy_rtic_apps_are_found_named_and_replayed() {
             "{app}: {}",
             text(&replay)
         );
+        // Its shrunk interleaving: no longer than the failing run, and it replays to the
+        // same finding (firings inside handlers included).
+        let shrunk = &f["shrunk"];
+        assert!(shrunk["replay"].is_object(), "{app}: not shrunk: {f:#}");
+        assert!(
+            shrunk["steps"].as_u64() <= shrunk["original_steps"].as_u64(),
+            "{app}: {shrunk:#}"
+        );
+        let again = printed_shrunk_replay(&stdout, id, dir.path());
+        assert!(
+            String::from_utf8_lossy(&again.stdout)
+                .contains(&format!("reproduced: {} {id}", b.verdict)),
+            "{app}: {}",
+            text(&again)
+        );
         // The lanes are RTIC's tasks, by the names of their functions.
         assert!(
             shown
@@ -180,6 +208,68 @@ fn buggy_rtic_apps_are_found_named_and_replayed() {
             f["example"]
         );
     }
+}
+
+/// A finding whose run has firings inside handlers shrinks like any other: `split_lock`'s
+/// pulse task (the `GPIOA` interrupt) fires up to four times a run, nested in the logger's
+/// polls; the lost pulse needs one firing between the logger's two lock sections, so the
+/// shrunk schedule is shorter than the failing run (fewer entries, fewer steps) and its
+/// printed replay gives the same panic.
+#[test]
+fn a_finding_with_firings_inside_handlers_shrinks_to_a_shorter_run_that_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = rtic_example("split_lock");
+    let out = jostle_in(
+        dir.path(),
+        &[
+            "campaign",
+            elf.to_str().unwrap(),
+            "--budget",
+            BUDGET,
+            "-j",
+            "2",
+            "--fire",
+            "GPIOA=4",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(40), "{}", text(&out));
+    let r = report(&dir.path().join("jostle-report"));
+    let found = failures(&r);
+    let f = found
+        .iter()
+        .find(|f| f["verdict"] == "panic")
+        .unwrap_or_else(|| panic!("no panic: {r:#}"));
+    let id = f["id"].as_str().unwrap();
+    let s = &f["shrunk"];
+    assert!(s["replay"].is_object(), "not shrunk: {f:#}");
+    let n = |k: &str| s[k].as_u64().unwrap();
+    let entries = s["schedule"]
+        .as_str()
+        .unwrap()
+        .split(',')
+        .filter(|e| !e.is_empty())
+        .count() as u64;
+    // The failing run fired the pulse more than once inside the logger's polls; the
+    // shrunk one needs one firing there.
+    assert!(n("original_entries") > 1, "{s:#}");
+    assert!(entries < n("original_entries"), "{s:#}");
+    assert!(n("steps") < n("original_steps"), "{s:#}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let replay = printed_shrunk_replay(&stdout, id, dir.path());
+    let shown = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        shown.contains(&format!("reproduced: panic {id}"))
+            && shown.contains(&format!("after {} steps", n("steps"))),
+        "{}",
+        text(&replay)
+    );
+    eprintln!(
+        "split_lock --fire GPIOA=4: failing run {} steps, {} entries; shrunk {} steps, schedule {}",
+        n("original_steps"),
+        n("original_entries"),
+        n("steps"),
+        s["schedule"]
+    );
 }
 
 /// An app written as RTIC's book writes them, outside this workspace: a reader task starts

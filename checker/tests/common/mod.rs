@@ -87,7 +87,13 @@ impl Trace {
     }
     /// Handler of source `i` (context `h(i)`), priority `p`, preempting `by`, begins.
     pub fn irq(&mut self, i: u8, p: u8, by: u8) -> &mut Self {
-        self.push(Event::IrqEnter { t: h(i), i, p, by })
+        self.push(Event::IrqEnter {
+            t: h(i),
+            i,
+            p,
+            by,
+            f: 0,
+        })
     }
     pub fn end_irq(&mut self, i: u8) -> &mut Self {
         self.push(Event::IrqExit { t: h(i) })

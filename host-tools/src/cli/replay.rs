@@ -25,7 +25,8 @@ pub(crate) struct ReplayArgs {
     pub(crate) shrunk: bool,
     /// Without --report, with --strategy schedule: the schedule's entries, comma-separated:
     /// `A:n>B` (task A, having run n operations, hands over to task B), `A:n!i` (interrupt
-    /// source i fires there).
+    /// source i fires when context A, a task or a handler `128+j`, has run n operations),
+    /// `A:n?k` (there, the dispatcher polls async task k next).
     #[arg(long, conflicts_with = "report")]
     pub(crate) schedule: Option<String>,
     /// Without --report: the run's seed.

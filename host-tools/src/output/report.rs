@@ -259,7 +259,8 @@ pub struct Failure {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Shrunk {
     /// The entries, comma-separated: `A:n>B` (task A, having run n operations, hands over to
-    /// task B), `A:n!i` (interrupt source i fires there). Empty: no entry needed.
+    /// task B), `A:n!i` (interrupt source i fires when context A has run n operations),
+    /// `A:n?k` (the dispatcher polls async task k next). Empty: no entry needed.
     pub schedule: String,
     /// Preemptions (switches away from a task that could have gone on) of the shrunk run. A
     /// switch away from a task that never steps again counts as one: the trace does not say

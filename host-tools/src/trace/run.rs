@@ -529,7 +529,11 @@ impl RunOutcome {
                 if bps.iter().all(|b| {
                     matches!(
                         role_of(b.aux),
-                        role::INTERESTING | role::WEIGHT | role::SWITCH | role::FIRE_AT
+                        role::INTERESTING
+                            | role::WEIGHT
+                            | role::SWITCH
+                            | role::FIRE_AT
+                            | role::POLL_AT
                     )
                 }) =>
             {

@@ -17,17 +17,16 @@ impl<K: Sink> Core<K> {
     /// tasks so that the loop always makes progress.
     pub fn decide(&mut self) -> Next {
         loop {
-            // An interrupt due now fires before any task goes (see `irq`).
+            // An interrupt due now fires before any task goes (see `irq`); a replayed one
+            // competes with them.
+            self.ask_replayed_firing();
             if let Some(i) = self.irq_to_fire(false, false) {
                 return Next::Fire(i);
             }
             let (enabled, alive) = self.enabled_tasks();
             if enabled.is_empty() {
                 // Before the run ends or deadlocks, what could still fire does: a handler
-                // may be what the blocked tasks wait for (a replayed firing first).
-                if let Some(i) = self.idle_firing() {
-                    return Next::Fire(i);
-                }
+                // may be what the blocked tasks wait for.
                 if let Some(i) = self.irq_to_fire(true, !alive) {
                     return Next::Fire(i);
                 }

@@ -299,7 +299,7 @@ impl<K: Sink> Core<K> {
         if let Some(k) = self.strategy.poll_pick(ready, &view)
             && ready & (1 << k) != 0
         {
-            return Some(k);
+            return Some(self.picked_poll(ready, k));
         }
         let k = if n == 1 || !self.draws_firings {
             0
@@ -310,7 +310,14 @@ impl<K: Sink> Core<K> {
         for _ in 0..k {
             bits &= bits - 1;
         }
-        Some(bits.trailing_zeros() as u8)
+        Some(self.picked_poll(ready, bits.trailing_zeros() as u8))
+    }
+
+    /// Poll `k` of `ready` was picked: remembered when it is the dispatcher's own order (the
+    /// lowest ready index), so that its firing is marked as one any strategy makes.
+    fn picked_poll(&mut self, ready: u32, k: u8) -> u8 {
+        self.poll_in_order = (u32::from(k) == ready.trailing_zeros()).then_some(k);
+        k
     }
 
     /// Code the port runs in [`QUIET_CONTEXT`] stands for handler context `ctx` (its
@@ -321,8 +328,11 @@ impl<K: Sink> Core<K> {
 
     /// A source pended by firmware ([`Firing::pends_at_once`]) that can fire above the
     /// running context now (after the pend, a mask's release, a critical section's end: the
-    /// port fires it before the context goes on, as the NVIC would).
-    pub fn due_firing(&self) -> Option<u8> {
+    /// port fires it before the context goes on, as the NVIC would). A more urgent firing
+    /// due (drawn, or replayed) holds it back: that one comes first, at the running
+    /// context's next scheduling point.
+    pub fn due_firing(&mut self) -> Option<u8> {
+        self.ask_replayed_firing();
         let i = self.irq_to_fire(false, false)?;
         let q = &self.irqs[i as usize];
         (q.pending && q.source.firing.pends_at_once()).then_some(i)
@@ -352,6 +362,12 @@ impl<K: Sink> Core<K> {
         self.irq_entered = self.irq_entered.wrapping_add(1);
         let ctx = irq_context(i);
         let q = &mut self.irqs[i as usize];
+        // A pend taken as soon as it could be, or a poll in its dispatcher's order: any
+        // strategy makes it (a schedule needs no entry for it).
+        let forced = match q.source.firing {
+            Firing::Polled { .. } => self.poll_in_order.take() == Some(i),
+            firing => q.pending && firing.pends_at_once(),
+        };
         q.active = true;
         if !q.pending {
             q.spontaneous = q.spontaneous.saturating_add(1);
@@ -363,7 +379,13 @@ impl<K: Sink> Core<K> {
         let p = q.source.priority;
         let _ = self.irq_running.push(i);
         self.handler_steps = 0;
-        self.record(Event::IrqEnter { t: ctx, i, p, by });
+        self.record(Event::IrqEnter {
+            t: ctx,
+            i,
+            p,
+            by,
+            f: u8::from(forced),
+        });
         ctx
     }
 
@@ -534,9 +556,15 @@ impl<K: Sink> Core<K> {
         self.refresh_lean();
     }
 
-    /// The firing the strategy wants when no task can run (a replayed one), if that source
-    /// can fire now.
-    pub(super) fn idle_firing(&mut self) -> Option<u8> {
+    /// Under a strategy that replays firings instead of drawing them, the firing it replays
+    /// here (at a decision of the tasks' context, or where the running handler settles its
+    /// pends), asked for as a strategy's request: it then competes by urgency with the
+    /// firings due, as the recorded run's drawn one did.
+    pub(super) fn ask_replayed_firing(&mut self) {
+        if self.draws_firings || self.fire_next.is_some() {
+            return;
+        }
+        let running = self.irq_running.last().map(|&i| irq_context(i));
         let view = crate::strategy::View {
             slots: &self.slots,
             postponed: self.postponed,
@@ -544,9 +572,9 @@ impl<K: Sink> Core<K> {
             targets: &self.targets,
             tracker: &self.tracker,
         };
-        let i = self.strategy.idle_fire(&view)?;
-        ((i as usize) < self.irqs.len() && self.eligible(i as usize, self.context_priority()))
-            .then_some(i)
+        if let Some(i) = self.strategy.replayed_fire(running, &view) {
+            let _ = self.fire_soon(i);
+        }
     }
 
     /// Fires source `i` at the next decision (a strategy's request), if it is eligible

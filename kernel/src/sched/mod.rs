@@ -154,6 +154,9 @@ pub struct Core<K: Sink> {
     draws_firings: bool,
     /// A source a strategy wants fired at the next decision.
     fire_next: Option<u8>,
+    /// The async task [`Core::next_poll`] last picked in its dispatcher's own order (the
+    /// lowest ready index), whose poll is then a firing any strategy makes.
+    poll_in_order: Option<u8>,
     /// Steps of the innermost running handler (its spin bound is the livelock bound).
     handler_steps: u32,
     /// Handler entries so far.
@@ -252,6 +255,7 @@ impl<K: Sink> Core<K> {
             (&raw mut (*this).irq_horizon).write(0);
             (&raw mut (*this).draws_firings).write(false);
             (&raw mut (*this).fire_next).write(None);
+            (&raw mut (*this).poll_in_order).write(None);
             (&raw mut (*this).handler_steps).write(0);
             (&raw mut (*this).irq_entered).write(0);
             (&raw mut (*this).quiet_as).write(0);
@@ -307,6 +311,7 @@ impl<K: Sink> Core<K> {
             irq_horizon,
             draws_firings,
             fire_next,
+            poll_in_order,
             handler_steps,
             irq_entered,
             quiet_as,
@@ -369,6 +374,7 @@ impl<K: Sink> Core<K> {
         };
         *draws_firings = config.strategy.draws_firings();
         *fire_next = None;
+        *poll_in_order = None;
         *handler_steps = 0;
         *irq_entered = 0;
         *quiet_as = 0;

@@ -1274,6 +1274,35 @@ mod interrupts {
     }
 
     #[test]
+    fn a_schedule_nests_a_firing_at_a_handlers_operation_count() {
+        use crate::event::IRQ_CONTEXT;
+        use crate::strategy::Schedule;
+        // Source 0 (priority 2) runs the read-modify-write; source 1 (priority 1) preempts
+        // it. Task 1 fires 0 once started; 0, having run its read, lets 1 in.
+        let handlers = [
+            (spontaneous(2, 1), &RMW[..]),
+            (spontaneous(1, 1), &HANDLER[..]),
+        ];
+        let run = |entries: &[crate::config::Breakpoint]| {
+            let bps: Vec<(u32, u32)> = entries.iter().map(|b| (b.site, b.aux)).collect();
+            let config = with(StrategyId::Schedule, 0, &bps);
+            schedule_with_irqs(&config, &[&[Op::Yield { s: 1 }]], &handlers, true).1
+        };
+        let nested = [Schedule::fire(1, 1, 0), Schedule::fire(IRQ_CONTEXT, 1, 1)];
+        let events = run(&nested);
+        assert!(interleaved(&events), "{events:?}");
+        let by = events.iter().find_map(|e| match *e {
+            Event::IrqEnter { i: 1, by, f, .. } => Some((by, f)),
+            _ => None,
+        });
+        // Nested in handler 0, chosen by the schedule (not a pend: `f` = 0).
+        assert_eq!(by, Some((IRQ_CONTEXT, 0)), "{events:?}");
+        // Anchored one operation later, it comes after the write.
+        let events = run(&[Schedule::fire(1, 1, 0), Schedule::fire(IRQ_CONTEXT, 2, 1)]);
+        assert!(!interleaved(&events), "{events:?}");
+    }
+
+    #[test]
     fn a_spontaneous_handler_lands_between_an_unmasked_read_and_write_for_some_seeds() {
         let handlers = [(spontaneous(1, 2), &HANDLER[..])];
         let hits = (0..60)

@@ -127,9 +127,12 @@ pub trait Strategy {
     /// strategy that counts every context's operations: Schedule). Default: nothing.
     fn handler_executed(&mut self, _ctx: TaskId, _op: &Op) {}
 
-    /// No task can run: `Some(i)` fires source `i` now, if it can fire, rather than the most
-    /// urgent source that can (a recorded firing, replayed). Default: none.
-    fn idle_fire(&mut self, _view: &View<'_>) -> Option<u8> {
+    /// Under a strategy that does not draw firings ([`Strategy::DRAWS_FIRINGS`] false), a
+    /// moment where a drawn firing could come: a decision of the tasks' context (`running`
+    /// is `None`), or handler `running` settling its pends. `Some(i)` fires source `i` as
+    /// soon as it can, competing by urgency with the firings due (a recorded firing,
+    /// replayed). Default: none.
+    fn replayed_fire(&mut self, _running: Option<TaskId>, _view: &View<'_>) -> Option<u8> {
         None
     }
 
@@ -301,10 +304,10 @@ macro_rules! registry {
                 }
             }
 
-            /// See [`Strategy::idle_fire`].
-            pub fn idle_fire(&mut self, view: &View<'_>) -> Option<u8> {
+            /// See [`Strategy::replayed_fire`].
+            pub fn replayed_fire(&mut self, running: Option<TaskId>, view: &View<'_>) -> Option<u8> {
                 match self {
-                    $( AnyStrategy::$variant(s) => s.idle_fire(view), )*
+                    $( AnyStrategy::$variant(s) => s.replayed_fire(running, view), )*
                 }
             }
 

@@ -9,7 +9,8 @@
 //!   (it stands before its operation `n`, counted from 0; or it has ended after `n`), task
 //!   `B` runs next if it is enabled. `site` is `n`; `aux` holds `A` and `B`
 //!   ([`Schedule::switch`]).
-//! - [`role::FIRE_AT`]: at such a decision, interrupt source `i` fires first (once per entry)
+//! - [`role::FIRE_AT`]: when context `A` (a task, or a handler below) executed last and has
+//!   executed `n` operations, interrupt source `i` fires first (once per entry)
 //!   ([`Schedule::fire`]).
 //!
 //! Between entries the strategy is non-preemptive: the task that ran last keeps running
@@ -19,10 +20,10 @@
 //!
 //! Interrupts: the seed draws no firings under this strategy ([`Strategy::DRAWS_FIRINGS`]),
 //! since the draws of the recorded run came from a random stream interleaved with its
-//! strategy's own draws, which a replay cannot reproduce. A firing the recorded run made at a
-//! task's decision is an entry instead; firings a handler's point caused (nesting) are not
-//! recorded, and a source still eligible when no task can run fires then, as under every
-//! strategy. Handlers' operations are not counted: only tasks' operations anchor entries.
+//! strategy's own draws, which a replay cannot reproduce. A firing the recorded run chose
+//! (drawn, or a strategy's: its `IrqEnter` says `f=0`) is an entry instead (below); a
+//! request firmware pended fires as soon as it can, and a source still eligible when no
+//! task can run fires then, as under every strategy.
 //!
 //! Every decision and step is the strategy's (it counts each task's operations), so the
 //! kernel's lean path has no budget under it.
@@ -30,14 +31,19 @@
 //! Firmware that runs mostly in handlers (a framework's: RTIC's tasks are handlers, its
 //! async tasks sources polled by their dispatcher) anchors entries at handler contexts
 //! too: a [`role::FIRE_AT`] entry whose `A` is a handler context (`IRQ_CONTEXT + j`) means
-//! "when that handler, the context that executed last, has executed `n` operations (counted
-//! over all its firings)". Such an entry fires its source at a task's decision, at a
-//! handler's point ([`Strategy::handler_fire`]), when no task can run
-//! ([`Strategy::idle_fire`]), or picks the async task a dispatcher polls next
-//! ([`Strategy::poll_pick`]), whichever comes first at that anchor. Without an entry a
-//! dispatcher polls its lowest-indexed ready task.
+//! "when that handler has executed `n` operations (counted over all its firings)", and
+//! fires its source at that handler's point ([`Strategy::handler_fire`]: a firing nested
+//! in it, or where it settles its pends). At the decisions of the tasks' context (whether
+//! a task can run or not) the entries anchored at the context that executed last, task or
+//! handler, fire ([`Strategy::replayed_fire`]): in a framework's firmware task 0 may stand
+//! still while many handlers run, so its own count would not tell those decisions apart.
+//! A replayed firing competes by urgency with the firings due there, as the recorded run's
+//! drawn one did. A [`role::POLL_AT`] entry ([`Schedule::poll`])
+//! picks the async task a dispatcher polls next ([`Strategy::poll_pick`]) at the decision
+//! of the context that executed last; without one, a dispatcher polls its lowest-indexed
+//! ready task (RTIC's order).
 
-use super::{Check, Strategy, View};
+use super::{Strategy, View};
 use crate::event::IRQ_CONTEXT;
 use crate::interrupt::MAX_IRQS;
 use crate::op::Op;
@@ -80,21 +86,25 @@ impl Schedule {
         }
     }
 
-    /// An entry's role ([`role::SWITCH`] or [`role::FIRE_AT`]), anchor task, anchor count,
-    /// and the task or source it names; `None` for another breakpoint.
+    /// The entry "when context `a` (the one that executed last) has executed `n`
+    /// operations, its dispatcher polls async task `k` (a source index) next".
+    pub const fn poll(a: TaskId, n: u32, k: u8) -> Breakpoint {
+        Breakpoint {
+            site: n,
+            aux: aux(role::POLL_AT, k) | (a as u32) << 8,
+        }
+    }
+
+    /// An entry's role ([`role::SWITCH`], [`role::FIRE_AT`] or [`role::POLL_AT`]), anchor
+    /// context, anchor count, and the task or source it names; `None` for another
+    /// breakpoint.
     pub const fn entry(bp: &Breakpoint) -> Option<(u8, TaskId, u32, u8)> {
         let r = role_of(bp.aux);
-        if r == role::SWITCH || r == role::FIRE_AT {
+        if r == role::SWITCH || r == role::FIRE_AT || r == role::POLL_AT {
             Some((r, (bp.aux >> 8) as u8, bp.site, bp.aux as u8))
         } else {
             None
         }
-    }
-
-    /// The entry of role `r` anchored at the current decision, not yet `used`: its index and
-    /// the task or source it names.
-    fn at_anchor(&self, view: &View<'_>, r: u8, used: u16) -> Option<(usize, u8)> {
-        self.anchored(view, r, used, None, |_| true)
     }
 
     /// Operations context `a` (a task or a handler) has executed.
@@ -106,31 +116,24 @@ impl Schedule {
     }
 
     /// The first entry of role `r`, not yet `used`, whose source or task passes `fits`,
-    /// anchored here: at handler `at` (its count) when given; else at the handler that
-    /// executed last, or at the task that executed last (their counts).
+    /// anchored at context `at` having executed the operations it has: its index and the
+    /// task or source it names.
     fn anchored(
         &self,
         view: &View<'_>,
         r: u8,
         used: u16,
-        at: Option<TaskId>,
+        at: TaskId,
         fits: impl Fn(u8) -> bool,
     ) -> Option<(usize, u8)> {
-        let here = |a: TaskId| match at {
-            Some(h) => a == h,
-            None => a == self.last || (a >= IRQ_CONTEXT && a == self.last_ctx),
-        };
+        let n = self.executed(at)?;
         view.targets
             .breakpoints()
             .iter()
             .enumerate()
             .find_map(|(k, bp)| match Self::entry(bp) {
                 Some((er, a, en, x))
-                    if er == r
-                        && here(a)
-                        && self.executed(a) == Some(en)
-                        && used & (1 << k) == 0
-                        && fits(x) =>
+                    if er == r && a == at && en == n && used & (1 << k) == 0 && fits(x) =>
                 {
                     Some((k, x))
                 }
@@ -138,16 +141,22 @@ impl Schedule {
             })
     }
 
-    /// A recorded firing anchored here (at handler `at`'s point when given), once.
-    fn fire_here(
+    /// A recorded entry of role `r` (a firing, or a poll) anchored at context `at`, once.
+    fn take_here(
         &mut self,
         view: &View<'_>,
-        at: Option<TaskId>,
+        r: u8,
+        at: TaskId,
         fits: impl Fn(u8) -> bool,
     ) -> Option<u8> {
-        let (k, i) = self.anchored(view, role::FIRE_AT, self.fired, at, fits)?;
+        let (k, i) = self.anchored(view, r, self.fired, at, fits)?;
         self.fired |= 1 << k;
         Some(i)
+    }
+
+    /// A recorded firing anchored at context `at`, once.
+    fn fire_here(&mut self, view: &View<'_>, at: TaskId) -> Option<u8> {
+        self.take_here(view, role::FIRE_AT, at, |_| true)
     }
 }
 
@@ -168,7 +177,7 @@ impl Strategy for Schedule {
     /// The entry's task when one is anchored here and it can run; else the task that ran
     /// last while it can; else the lowest enabled one.
     fn pick(&mut self, candidates: TaskSet, view: &View<'_>, _rng: &mut SchedRng) -> TaskId {
-        if let Some((_, b)) = self.at_anchor(view, role::SWITCH, 0)
+        if let Some((_, b)) = self.anchored(view, role::SWITCH, 0, self.last, |_| true)
             && candidates.contains(b)
         {
             return b;
@@ -177,19 +186,6 @@ impl Strategy for Schedule {
             self.last
         } else {
             candidates.nth(0)
-        }
-    }
-
-    fn checks(&self, _op: &Op) -> bool {
-        true
-    }
-
-    /// A firing anchored here goes first (each entry once: the decision is made again after
-    /// the handler returns, at the same anchor).
-    fn check(&mut self, _t: TaskId, _op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> Check {
-        match self.fire_here(view, None, |_| true) {
-            Some(i) => Check::FireFirst(i),
-            None => Check::Execute,
         }
     }
 
@@ -214,17 +210,21 @@ impl Strategy for Schedule {
 
     /// A firing anchored at the handler's point.
     fn handler_fire(&mut self, ctx: TaskId, _op: &Op, view: &View<'_>) -> Option<u8> {
-        self.fire_here(view, Some(ctx), |_| true)
+        self.fire_here(view, ctx)
     }
 
-    /// A firing anchored where no task can run.
-    fn idle_fire(&mut self, view: &View<'_>) -> Option<u8> {
-        self.fire_here(view, None, |_| true)
+    /// A firing anchored at the running handler, or, in the tasks' context, at the context
+    /// that executed last (each entry once: the decision is made again after the handler
+    /// returns, at the same anchor).
+    fn replayed_fire(&mut self, running: Option<TaskId>, view: &View<'_>) -> Option<u8> {
+        self.fire_here(view, running.unwrap_or(self.last_ctx))
     }
 
     /// A recorded pick among `ready`, else the lowest-indexed (RTIC's order).
     fn poll_pick(&mut self, ready: u32, view: &View<'_>) -> Option<u8> {
-        self.fire_here(view, None, |i| (i as u32) < 32 && ready & (1 << i) != 0)
+        self.take_here(view, role::POLL_AT, self.last_ctx, |i| {
+            (i as u32) < 32 && ready & (1 << i) != 0
+        })
             .or(Some(ready.trailing_zeros() as u8).filter(|_| ready != 0))
     }
 

@@ -4,6 +4,12 @@
 //! go into the target directory the outer `cargo test` built this test in, whose host
 //! dependencies (probe-rs's tree above all) they share instead of building them again. Cargo
 //! holds that directory's lock only while it builds, not while the tests run.
+//!
+//! Every other firmware build (other features, boards, profiles, the projects of their own,
+//! inside the workspace or outside it) keeps its ELFs in a directory of its own but compiles
+//! in `target/jostle-e2e` too (cargo's `build-dir`, [`firmware_cargo`], [`user_cargo`]): a
+//! dependency is compiled once for all the builds that use it alike (cargo's hashes keep
+//! other profiles, features, targets and rustflags apart), not once per target directory.
 #![allow(dead_code)]
 
 use jostle_host_tools::RunOutcome;
@@ -51,6 +57,20 @@ fn cargo(args: &[&str], target_dir: &Path) {
         .status()
         .expect("cargo runs");
     assert!(status.success(), "cargo {args:?} failed");
+}
+
+/// `cargo` run in `dir` (the workspace or a project inside it, whose `.cargo/config.toml`
+/// applies) for a firmware build whose ELFs go to the target directory the caller gives,
+/// compiling in the QEMU builds' directory ([`target_dir`], cargo's `build-dir`): what the
+/// build shares with the others there (the kernel, defmt, cortex-m, the proc macros…) is
+/// not compiled again. Builds that name [`target_dir`] itself as their target directory
+/// (`jostle run -p`, the bench scripts) compile there anyway.
+pub fn firmware_cargo(dir: &Path) -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(dir)
+        .env("CARGO_BUILD_BUILD_DIR", target_dir());
+    cmd
 }
 
 /// Builds everything the tests run, once per test process. The host packages are built one
@@ -128,9 +148,7 @@ pub fn host_test_exe(bin: &str) -> PathBuf {
 #[allow(dead_code)]
 pub fn rtt_elf(bin: &str) -> PathBuf {
     let dir = target_dir().join("rtt");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(workspace())
+    let status = firmware_cargo(&workspace())
         .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
         .args(["-p", "jostle-examples", "--features", "mps2-an385-rtt"])
         .args(["--bin", bin])
@@ -301,10 +319,9 @@ pub fn crate_example(bin: &str, host: bool) -> PathBuf {
     let dir = target_dir().join("crates");
     let project = workspace().join("examples").join("crates");
     BUILT.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         for target in [Some("thumbv7m-none-eabi"), None] {
-            let mut cmd = Command::new(&cargo);
-            cmd.current_dir(&project).arg("build");
+            let mut cmd = firmware_cargo(&project);
+            cmd.arg("build");
             match target {
                 Some(t) => cmd.args(["--release", "--target", t]),
                 None => cmd.arg("--bins"),
@@ -337,9 +354,7 @@ pub fn test_app_bin(name: &str, bin: &str) -> PathBuf {
     let dir = target_dir().join("apps");
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if !built.iter().any(|b| b == name) {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(&cargo)
-            .current_dir(workspace().join("tests").join("apps").join(name))
+        let status = firmware_cargo(&workspace().join("tests").join("apps").join(name))
             .args(["build", "--release", "--target", "thumbv7m-none-eabi"])
             .arg("--target-dir")
             .arg(&dir)
@@ -387,7 +402,13 @@ pub const CROSS_PORT_EXAMPLES: &[&str] = &[
 
 /// `cargo` as a user runs it in `project`: the project's rust-toolchain.toml and
 /// .cargo/config.toml decide, not what this test process inherited from the outer cargo;
-/// `jostle` on PATH is the one these tests built (a runner line calls it by name).
+/// `jostle` on PATH is the one these tests built (a runner line calls it by name). The
+/// ELFs go where the project (or `env`'s `CARGO_TARGET_DIR`) says; what cargo compiles on
+/// the way is kept in [`target_dir`] (cargo's `build-dir`), shared with the other firmware
+/// builds: a project `jostle new` writes (the workspace's profile, rustflags and
+/// `DEFMT_LOG`) compiles little of its own. (A hand-written app under the same profile and
+/// rustflags but another `DEFMT_LOG`, which cargo's hashes do not tell apart, would rebuild
+/// what the macros of defmt expanded differently: slower, never wrong.)
 pub fn user_cargo(project: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let mut cmd = Command::new("cargo");
     cmd.args(args).current_dir(project);
@@ -404,6 +425,7 @@ pub fn user_cargo(project: &Path, args: &[&str], env: &[(&str, &str)]) -> std::p
     ] {
         cmd.env_remove(var);
     }
+    cmd.env("CARGO_BUILD_BUILD_DIR", target_dir());
     let bin_dir = jostle().parent().unwrap().to_owned();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let paths = std::iter::once(bin_dir).chain(std::env::split_paths(&path));
@@ -460,9 +482,7 @@ pub fn rtic_example(bin: &str) -> PathBuf {
 fn project_example(built: &OnceLock<()>, project: &str, bin: &str) -> PathBuf {
     let dir = target_dir().join(project);
     built.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(&cargo)
-            .current_dir(workspace().join("examples").join(project))
+        let status = firmware_cargo(&workspace().join("examples").join(project))
             .args([
                 "build",
                 "--release",

@@ -128,7 +128,7 @@ impl Campaign<'_> {
                     // location (and are never mapped).
                     location: if matches!(
                         role_of(bp.aux),
-                        role::WEIGHT | role::SWITCH | role::FIRE_AT
+                        role::WEIGHT | role::SWITCH | role::FIRE_AT | role::POLL_AT
                     ) {
                         String::new()
                     } else {

@@ -182,7 +182,7 @@ pub fn replay_config(
         use jostle_kernel::targets::role;
         let site = !matches!(
             jostle_kernel::targets::role_of(bp.aux),
-            role::WEIGHT | role::SWITCH | role::FIRE_AT
+            role::WEIGHT | role::SWITCH | role::FIRE_AT | role::POLL_AT
         );
         let ids = match resolve {
             Some(f) if site => f(&bp.location).unwrap_or_else(|_| vec![bp.site]),

@@ -5,7 +5,7 @@
 //! those that share a memory location or lock with them. Tasks that touch only their own
 //! data cannot matter to the finding, however many switches the run made among them.
 
-use super::schedule::{Entry, task_step};
+use super::schedule::{Entry, counted, task_step};
 use crate::trace::run::location_of;
 use jostle_kernel::Event;
 use jostle_kernel::config::Breakpoint;
@@ -157,7 +157,8 @@ fn involved(events: &[Event]) -> BTreeSet<u8> {
 
 /// Single-entry schedules, most promising first: for each task `a` the finding involves and
 /// each of its operation counts `n` in the recorded run, a switch to each other involved
-/// task, then a firing of each source the run fired or the finding involves.
+/// task, then a firing of each source the run fired or the finding involves; then such a
+/// firing nested in each handler the finding involves, at each of its operation counts.
 pub fn one_entry_schedules(events: &[Event]) -> Vec<Breakpoint> {
     let involved = involved(events);
     let tasks: Vec<u8> = involved
@@ -187,6 +188,19 @@ pub fn one_entry_schedules(events: &[Event]) -> Vec<Breakpoint> {
             }
             for &i in &sources {
                 out.push(Schedule::fire(a, n, i));
+            }
+        }
+    }
+    // A framework's tasks are handlers: a firing nested in one the finding involves, at
+    // each of its operation counts.
+    let mut handler_ops: BTreeMap<u8, u32> = BTreeMap::new();
+    for h in events.iter().filter_map(counted) {
+        *handler_ops.entry(h).or_default() += u32::from(h >= IRQ_CONTEXT);
+    }
+    for h in involved.iter().copied().filter(|&c| c >= IRQ_CONTEXT) {
+        for n in 0..handler_ops.get(&h).copied().unwrap_or(0) {
+            for &i in sources.iter().filter(|&&i| IRQ_CONTEXT + i != h) {
+                out.push(Schedule::fire(h, n, i));
             }
         }
     }

@@ -5,7 +5,9 @@
 //! `schedule` strategy (`kernel/src/strategy/schedule.rs`) could not make on its own (it keeps
 //! the last task running while it is enabled, else takes the lowest enabled one), each
 //! anchored at the number of operations the task switched away from had run, and one per
-//! interrupt firing at a task's decision. A switch is *preemptive* when that task could have
+//! interrupt firing the run chose (drawn from its seed or a strategy's: at a decision of
+//! the tasks, or nested in a handler, anchored at a handler's count) and per async task a
+//! dispatcher polled out of its own order. A switch is *preemptive* when that task could have
 //! gone on. Candidate schedules are run through the `schedule` strategy, each test one run
 //! at the results trace level (the verdict, the confirmations and the failure's site are
 //! results-level events), held to the recorded run's steps; the finding must come again (the
@@ -23,7 +25,8 @@
 //!    ([`ddmin`]) of its entries: first the preemptive ones, then the rest;
 //! 4. single-entry schedules, directed ([`directed`]): switches between the tasks the
 //!    finding names and those sharing a location or lock with them, at each of their
-//!    operation counts, and firings of the sources the run fired;
+//!    operation counts, and firings of the sources the run fired (there, and nested in
+//!    the handlers the finding involves, at each of their operation counts);
 //! 5. when none gives it and the schedule did not fit, delta debugging of the entries
 //!    between those tasks, if they fit;
 //! 6. when still none gives it, two-entry schedules: a switch of step 4 and a switch back.
@@ -117,6 +120,7 @@ pub fn finding_breakpoints(config: &Config) -> Vec<Breakpoint> {
                     | role::WEIGHT
                     | role::SWITCH
                     | role::FIRE_AT
+                    | role::POLL_AT
             )
         })
         .collect()
@@ -425,8 +429,6 @@ impl Search<'_> {
             )
         } else if self.memo.get(&all) != Some(&false) {
             format!("none of the shorter schedules tried gave the finding ({runs})")
-        } else if original.nested_firings > 0 {
-            "its schedule did not replay: it has firings inside handlers, which the schedule strategy does not make".into()
         } else {
             "its schedule did not replay under the schedule strategy".into()
         }

@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// One entry of a schedule: its breakpoint and whether it is a preemption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// The `schedule` strategy's breakpoint ([`Schedule::switch`] or [`Schedule::fire`]).
+    /// The `schedule` strategy's breakpoint ([`Schedule::switch`], [`Schedule::fire`] or
+    /// [`Schedule::poll`]).
     pub bp: Breakpoint,
     /// A switch away from a task that was still enabled.
     pub preemptive: bool,
@@ -30,8 +31,6 @@ pub struct Extracted {
     pub switches: u32,
     /// Of them, preemptions.
     pub preemptions: u32,
-    /// Firings inside a handler (nested), which the `schedule` strategy does not replay.
-    pub nested_firings: u32,
 }
 
 /// What each context holds, from the trace's effects so far: enough to tell whether a task's
@@ -89,17 +88,31 @@ impl Model {
     }
 }
 
-/// A task's operation as an event: a step by a task (not a handler, not a handler's entry or
-/// exit).
+/// A task's operation as an event: a step by a task (not a handler), its idle wait
+/// included.
 pub(super) fn task_step(e: &Event) -> Option<u8> {
-    let t = e.task()?;
-    (is_step(e) && t < IRQ_CONTEXT && !matches!(e, Event::IrqEnter { .. } | Event::IrqExit { .. }))
-        .then_some(t)
+    counted(e).filter(|&t| t < IRQ_CONTEXT)
+}
+
+/// The context whose operation `e` is, as the `schedule` strategy counts them: a task's step
+/// (its idle wait included), or a handler's operation (not its entry or exit).
+pub(super) fn counted(e: &Event) -> Option<u8> {
+    if let Event::Idle { t, .. } = *e {
+        return Some(t);
+    }
+    (is_step(e) && !matches!(e, Event::IrqEnter { .. } | Event::IrqExit { .. }))
+        .then(|| e.task())
+        .flatten()
 }
 
 /// The schedule of a full-trace run: every switch from the task that ran last (`A`, having
 /// run `n` operations) to another task that the `schedule` strategy would not make by itself,
-/// and every firing at a task's decision, in the order they happened.
+/// and every firing the run chose (`IrqEnter`'s `f` = 0): in the tasks' context (anchored
+/// at the context that executed last), nested in a handler (anchored at that handler's count),
+/// and each async task a dispatcher polled out of its own order (anchored at the context
+/// that executed last), in the order they happened. A firing any strategy makes (a request
+/// firmware pended, taken as soon as it could be; a poll in the dispatcher's order) needs
+/// no entry.
 pub fn extract(events: &[Event]) -> Extracted {
     // Each task's steps, to find its next operation after any point.
     let mut steps_of: HashMap<u8, Vec<usize>> = HashMap::new();
@@ -115,21 +128,44 @@ pub fn extract(events: &[Event]) -> Extracted {
     let mut out = Extracted::default();
     let mut model = Model::default();
     model.alive.insert(0);
+    // Operations each context executed, as the strategy counts them; the task and the
+    // context that executed last.
     let mut count: HashMap<u8, u32> = HashMap::new();
     let mut last = 0u8;
+    let mut last_ctx = 0u8;
+    // The priority of each handler context (from its entries): a firing nested at its own
+    // priority is a poll by its dispatcher (equal priorities do not preempt).
+    let mut priority: HashMap<u8, u8> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
+        if let Some(ctx) = counted(e) {
+            *count.entry(ctx).or_default() += 1;
+            last_ctx = ctx;
+        }
         match *e {
-            Event::IrqEnter { i: source, by, .. } => {
-                if by < IRQ_CONTEXT {
-                    let n = count.get(&last).copied().unwrap_or(0);
-                    out.entries.push(Entry {
-                        bp: Schedule::fire(last, n, source),
-                        preemptive: false,
-                        at: i,
-                    });
-                } else {
-                    out.nested_firings += 1;
+            Event::IrqEnter {
+                t: ctx,
+                i: source,
+                p,
+                by,
+                f,
+            } => {
+                priority.insert(ctx, p);
+                if f != 0 {
+                    continue;
                 }
+                let at = |a: u8| count.get(&a).copied().unwrap_or(0);
+                let bp = if by < IRQ_CONTEXT {
+                    Schedule::fire(last_ctx, at(last_ctx), source)
+                } else if priority.get(&by) == Some(&p) {
+                    Schedule::poll(last_ctx, at(last_ctx), source)
+                } else {
+                    Schedule::fire(by, at(by), source)
+                };
+                out.entries.push(Entry {
+                    bp,
+                    preemptive: false,
+                    at: i,
+                });
                 continue;
             }
             Event::TaskExit { t } => {
@@ -165,23 +201,24 @@ pub fn extract(events: &[Event]) -> Extracted {
             }
         }
         model.apply(t, e);
-        *count.entry(t).or_default() += 1;
         last = t;
     }
     out
 }
 
-/// The entries as text: `A:n>B` and `A:n!i`, comma-separated.
+/// The entries as text: `A:n>B` (a switch), `A:n!i` (a firing) and `A:n?k` (a poll),
+/// comma-separated.
 pub fn schedule_text(entries: &[Breakpoint]) -> String {
     entries
         .iter()
         .filter_map(|bp| {
             let (r, a, n, x) = Schedule::entry(bp)?;
-            Some(if r == role::SWITCH {
-                format!("{a}:{n}>{x}")
-            } else {
-                format!("{a}:{n}!{x}")
-            })
+            let mark = match r {
+                role::SWITCH => '>',
+                role::POLL_AT => '?',
+                _ => '!',
+            };
+            Some(format!("{a}:{n}{mark}{x}"))
         })
         .collect::<Vec<_>>()
         .join(",")
@@ -191,24 +228,24 @@ pub fn schedule_text(entries: &[Breakpoint]) -> String {
 pub fn parse_schedule(text: &str) -> Result<Vec<Breakpoint>, JostleError> {
     let bad = |e: &str| {
         JostleError::Usage(format!(
-            "--schedule: `{e}` is not an entry `A:n>B` (task A, having run n operations, hands over to task B) or `A:n!i` (source i fires there)"
+            "--schedule: `{e}` is not an entry `A:n>B` (task A, having run n operations, hands over to task B), `A:n!i` (source i fires there) or `A:n?k` (the dispatcher polls async task k there)"
         ))
     };
     let mut out = Vec::new();
     for e in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
         let (a, rest) = e.split_once(':').ok_or_else(|| bad(e))?;
-        let (fire, (n, x)) = match rest.split_once('>') {
-            Some(p) => (false, p),
-            None => (true, rest.split_once('!').ok_or_else(|| bad(e))?),
-        };
+        let (make, (n, x)): (fn(u8, u32, u8) -> Breakpoint, _) =
+            if let Some(p) = rest.split_once('>') {
+                (Schedule::switch, p)
+            } else if let Some(p) = rest.split_once('?') {
+                (Schedule::poll, p)
+            } else {
+                (Schedule::fire, rest.split_once('!').ok_or_else(|| bad(e))?)
+            };
         let a: u8 = a.trim().parse().map_err(|_| bad(e))?;
         let n: u32 = n.trim().parse().map_err(|_| bad(e))?;
         let x: u8 = x.trim().parse().map_err(|_| bad(e))?;
-        out.push(if fire {
-            Schedule::fire(a, n, x)
-        } else {
-            Schedule::switch(a, n, x)
-        });
+        out.push(make(a, n, x));
     }
     Ok(out)
 }
@@ -219,9 +256,13 @@ mod tests {
 
     #[test]
     fn schedules_read_back_what_they_print() {
-        let entries = [Schedule::switch(1, 4, 2), Schedule::fire(0, 7, 3)];
+        let entries = [
+            Schedule::switch(1, 4, 2),
+            Schedule::fire(0, 7, 3),
+            Schedule::poll(130, 2, 4),
+        ];
         let text = schedule_text(&entries);
-        assert_eq!(text, "1:4>2,0:7!3");
+        assert_eq!(text, "1:4>2,0:7!3,130:2?4");
         assert_eq!(parse_schedule(&text).unwrap(), entries);
         assert!(parse_schedule("").unwrap().is_empty());
         assert!(parse_schedule("1:4").is_err());
