@@ -1,6 +1,7 @@
 //! RTIC apps under Jostle, their source unchanged (`examples/rtic`, a project of its own
 //! with `shims/rtic` and `shims/portable-atomic` patched in): the clean apps pass every
-//! campaign; each buggy app's campaign finds its bug, names the lanes after RTIC's tasks and
+//! campaign; each buggy app's campaign finds its bug, names the lanes after RTIC's tasks (a
+//! hardware task after its function, not its interrupt; `--fire` takes either name) and
 //! the lock events after its resources, and the `jostle replay` commands it prints (the
 //! failing run's, and its shrunk schedule's) reproduce it; a finding whose run fired
 //! hardware tasks inside handlers shrinks to a shorter run; an RTIC app written outside the workspace builds with only the documented
@@ -42,6 +43,9 @@ struct Buggy {
     task: &'static str,
     /// A resource the replay's lock events name (the `#[shared]` field), if the app has one.
     resource: Option<&'static str>,
+    /// Its hardware task (`binds = IRQ`), by its function's name, and the interrupt it
+    /// binds, which names no lane.
+    hardware: (&'static str, &'static str),
 }
 
 const BUGGY: [Buggy; 4] = [
@@ -53,6 +57,7 @@ const BUGGY: [Buggy; 4] = [
         line: Some("assert_eq!(reported + pending, generated"),
         task: "logger",
         resource: Some("count"),
+        hardware: ("pulse", "GPIOA"),
     },
     Buggy {
         app: "priority_assumption",
@@ -62,6 +67,7 @@ const BUGGY: [Buggy; 4] = [
         line: Some("assert_eq!(events, 6 + watchdog"),
         task: "rx",
         resource: None,
+        hardware: ("watchdog", "GPIOE"),
     },
     Buggy {
         app: "lost_wake_timeout",
@@ -71,6 +77,7 @@ const BUGGY: [Buggy; 4] = [
         line: Some("assert!("),
         task: "reader",
         resource: None,
+        hardware: ("conversion_done", "ADC0_SEQUENCE_0"),
     },
     Buggy {
         app: "channel_steal",
@@ -80,6 +87,7 @@ const BUGGY: [Buggy; 4] = [
         line: None,
         task: "status",
         resource: None,
+        hardware: ("fault", "GPIOB"),
     },
 ];
 
@@ -160,13 +168,19 @@ fn buggy_rtic_apps_are_found_named_and_replayed() {
         );
         let id = f["id"].as_str().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let replay = printed_replay(&stdout, id, dir.path());
-        let shown = String::from_utf8_lossy(&replay.stdout);
-        assert!(
-            shown.contains(&format!("reproduced: {} {id}", b.verdict)),
-            "{app}: {}",
-            text(&replay)
-        );
+        // The printed replay (`label`: the failing run's, or its shrunk schedule's) gives
+        // the same finding; its text.
+        let reproduced = |label: &str| {
+            let replay = run_printed(&stdout, label, id, dir.path());
+            let shown = String::from_utf8_lossy(&replay.stdout).into_owned();
+            assert!(
+                shown.contains(&format!("reproduced: {} {id}", b.verdict)),
+                "{app} ({label}): {}",
+                text(&replay)
+            );
+            shown
+        };
+        let shown = reproduced("replay: ");
         // Its shrunk interleaving: no longer than the failing run, and it replays to the
         // same finding (firings inside handlers included).
         let shrunk = &f["shrunk"];
@@ -175,12 +189,22 @@ fn buggy_rtic_apps_are_found_named_and_replayed() {
             shrunk["steps"].as_u64() <= shrunk["original_steps"].as_u64(),
             "{app}: {shrunk:#}"
         );
-        let again = printed_shrunk_replay(&stdout, id, dir.path());
+        let shrunk_shown = reproduced("replay shortest: ");
+        // The hardware task whose firing the shrunk run keeps is a lane named after its
+        // function, in the replay and in the report, never after its interrupt.
+        let (task, irq) = b.hardware;
+        let lanes: Vec<&str> = shrunk_shown
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .collect();
         assert!(
-            String::from_utf8_lossy(&again.stdout)
-                .contains(&format!("reproduced: {} {id}", b.verdict)),
-            "{app}: {}",
-            text(&again)
+            lanes.contains(&task),
+            "{app}: no lane {task}: {shrunk_shown}"
+        );
+        assert!(!lanes.contains(&irq), "{app}: a lane {irq}: {shrunk_shown}");
+        assert!(
+            !r.to_string().contains(&format!("\"task_name\":\"{irq}\"")),
+            "{app}: a lane {irq} in the report"
         );
         // The lanes are RTIC's tasks, by the names of their functions.
         assert!(
@@ -243,17 +267,20 @@ fn a_finding_with_firings_inside_handlers_shrinks_to_a_shorter_run_that_replays(
     let s = &f["shrunk"];
     assert!(s["replay"].is_object(), "not shrunk: {f:#}");
     let n = |k: &str| s[k].as_u64().unwrap();
-    let entries = s["schedule"]
-        .as_str()
-        .unwrap()
-        .split(',')
-        .filter(|e| !e.is_empty())
-        .count() as u64;
+    let entries = shrunk_entries(s);
     // The failing run fired the pulse more than once inside the logger's polls; the
     // shrunk one needs one firing there.
     assert!(n("original_entries") > 1, "{s:#}");
     assert!(entries < n("original_entries"), "{s:#}");
     assert!(n("steps") < n("original_steps"), "{s:#}");
+    // The report's timelines (those of the confirmed triples on `count`) name the
+    // hardware task after its function.
+    let report_text = r.to_string();
+    assert!(
+        report_text.contains("\"task_name\":\"pulse\"")
+            && !report_text.contains("\"task_name\":\"GPIOA\""),
+        "pulse / GPIOA in the report's lanes: {r:#}"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let replay = printed_shrunk_replay(&stdout, id, dir.path());
     let shown = String::from_utf8_lossy(&replay.stdout);
@@ -472,10 +499,19 @@ fn a_hardware_task_fires_on_its_own_as_often_as_the_campaign_says() {
     let elf = outside_target().join("thumbv7m-none-eabi/release/overrun");
     let elf = elf.to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
+    // The task by its function's name (its interrupt's, `UART0`, works too: the shrink
+    // test above uses `GPIOA=4`).
     let out = jostle_in(
         dir.path(),
         &[
-            "campaign", elf, "--budget", "50", "-j", "2", "--fire", "UART0=2",
+            "campaign",
+            elf,
+            "--budget",
+            "50",
+            "-j",
+            "2",
+            "--fire",
+            "uart_rx=2",
         ],
     );
     assert_eq!(out.status.code(), Some(40), "{}", text(&out));
@@ -496,7 +532,7 @@ fn a_hardware_task_fires_on_its_own_as_often_as_the_campaign_says() {
         text(&replay)
     );
     // Names that are no interrupt's handler, and malformed bounds, are refused in one line.
-    for bad in ["NOPE=2", "UART0", "UART0=256", "=2"] {
+    for bad in ["NOPE=2", "uart_rx", "UART0=256", "=2"] {
         let out = jostle_in(
             dir.path(),
             &[

@@ -58,12 +58,7 @@ fn campaign_shrinks_every_finding(fw: &Path, host: bool, seed: u64) -> serde_jso
         // No longer than the original: fewer or as many steps, preemptions and entries.
         assert!(n("steps") <= n("original_steps"), "{id}: {s:#}");
         assert!(n("preemptions") <= n("original_preemptions"), "{id}: {s:#}");
-        let entries = s["schedule"]
-            .as_str()
-            .unwrap()
-            .split(',')
-            .filter(|e| !e.is_empty())
-            .count() as u64;
+        let entries = shrunk_entries(s);
         assert!(entries <= n("original_entries"), "{id}: {s:#}");
         assert!(n("runs") >= 1 && n("runs") <= 200, "{id}: {s:#}");
         spent += n("runs");

@@ -32,9 +32,9 @@ pub(crate) struct CampaignArgs {
     /// A firmware argument for every run (repeat for more).
     #[arg(long = "arg")]
     pub(crate) args: Vec<u32>,
-    /// How many times the interrupt NAME (an RTIC hardware task's `binds = NAME`, the name
-    /// its lane shows) may fire on its own in a run, instead of once (0: only when the
-    /// firmware pends it). Repeat for more interrupts (at most 4).
+    /// How many times the RTIC hardware task NAME (its function's name, as its lane shows
+    /// it, or the interrupt it binds: `binds = NAME`) may fire on its own in a run, instead
+    /// of once (0: only when the firmware pends it). Repeat for more interrupts (at most 4).
     #[arg(long = "fire", value_name = "NAME=N")]
     pub(crate) fire: Vec<String>,
     /// Where report.json, report.html and prediction.json go (the directory `replay --report` reads).
@@ -195,11 +195,15 @@ fn firing_bounds(
     let elf = jostle_host_tools::trace::elf::Firmware::load(path)?;
     for f in fire {
         let (name, max) = parse_fire(f)?;
-        let line = elf.interrupt_line(name).ok_or_else(|| {
-            JostleError::Usage(format!(
-                "--fire {f}: `{name}` is not the handler of one interrupt of this firmware (name the interrupt a hardware task binds, as its lane shows it)"
-            ))
-        })?;
+        // The interrupt's name, or the name of the hardware task that binds it.
+        let line = elf
+            .interrupt_line(name)
+            .or_else(|| elf.interrupt_line(&elf.task_interrupt(name)?))
+            .ok_or_else(|| {
+                JostleError::Usage(format!(
+                    "--fire {f}: `{name}` is neither a hardware task of this firmware nor the handler of one of its interrupts (name the task as its lane shows it, or the interrupt it binds)"
+                ))
+            })?;
         if bounds
             .push(jostle_kernel::config::FiringBound { line, max })
             .is_err()

@@ -32,8 +32,8 @@ pub struct Lines {
     comp_dirs: Vec<String>,
     /// The code (`.text`): its address and bytes, to find the program-counter reads.
     text: (u64, Vec<u8>),
-    /// Function symbols: (start, end), sorted.
-    functions: Vec<(u64, u64)>,
+    /// Function symbols: (start, end, name demangled without hash), sorted.
+    functions: Vec<(u64, u64, String)>,
 }
 
 impl Lines {
@@ -71,10 +71,13 @@ impl Lines {
             .section_by_name(".text")
             .and_then(|s| Some((s.address(), s.data().ok()?.to_vec())))
             .unwrap_or_default();
-        let mut functions: Vec<(u64, u64)> = file
+        let mut functions: Vec<(u64, u64, String)> = file
             .symbols()
             .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
-            .map(|s| (s.address() & !1, (s.address() & !1) + s.size()))
+            .map(|s| {
+                let name = format!("{:#}", rustc_demangle::demangle(s.name().unwrap_or("")));
+                (s.address() & !1, (s.address() & !1) + s.size(), name)
+            })
             .collect();
         functions.sort_unstable();
         Some(Lines {
@@ -92,12 +95,7 @@ impl Lines {
         let mut frames = self.context.find_frames(probe).skip_all_loads().ok()?;
         let mut outer = None;
         while let Ok(Some(frame)) = frames.next() {
-            let function = frame
-                .function
-                .as_ref()
-                .and_then(|f| f.raw_name().ok())
-                .map(|raw| format!("{:#}", rustc_demangle::demangle(&raw)))
-                .unwrap_or_default();
+            let function = frame_function(&frame);
             let Some(loc) = frame.location else { continue };
             let (Some(file), Some(line)) = (loc.file, loc.line) else {
                 continue;
@@ -123,7 +121,7 @@ impl Lines {
             .functions
             .partition_point(|f| f.0 <= probe)
             .checked_sub(1)?;
-        let (start, end) = self.functions[at];
+        let (start, end, _) = self.functions[at];
         if probe >= end {
             return None;
         }
@@ -160,6 +158,63 @@ impl Lines {
             }
         }
         found
+    }
+
+    /// The task function each RTIC hardware task's body calls, read over the whole code:
+    /// for every function `F` named `…::exec` (demangled, without hash: the expansion's
+    /// `app::UART0::exec` inside the handler named after the interrupt), the function its
+    /// code calls, inlined or not, that is named in `F`'s grandparent module: `uart_rx` for
+    /// `app::uart_rx` (not `app::uart_rx::Context::new`).
+    pub fn task_functions(&self) -> std::collections::HashMap<String, String> {
+        let is_body = |name: &str| name.ends_with("::exec");
+        let mut out = std::collections::HashMap::new();
+        let module = |body: &str| -> Option<String> {
+            let mut path = crate::trace::framework::split_path(body);
+            path.truncate(path.len().checked_sub(2)?);
+            Some(path.join("::"))
+        };
+        let (start, ref code) = self.text;
+        for k in (0..code.len()).step_by(2) {
+            let addr = start + k as u64;
+            let Ok(mut frames) = self.context.find_frames(addr).skip_all_loads() else {
+                continue;
+            };
+            // Innermost first: the frame inside a body's frame is what the body called.
+            let mut inner: Option<String> = None;
+            while let Ok(Some(frame)) = frames.next() {
+                let name = frame_function(&frame);
+                if is_body(&name)
+                    && !out.contains_key(&name)
+                    && let (Some(callee), Some(module)) = (inner.as_deref(), module(&name))
+                    && let Some(task) = direct_child(callee, &module)
+                {
+                    out.insert(name.clone(), task);
+                }
+                inner = Some(name);
+            }
+            // A body that is a function of its own, calling the task's function (not
+            // inlined): the target of a `bl` in it.
+            if let Some(target) = bl_target(code, k).map(|t| (start as i64 + t) as u64)
+                && let Some(name) = self.function_named_at(target)
+                && let Some(body) = self
+                    .function_named_at(addr)
+                    .filter(|f| is_body(f) && !out.contains_key(f))
+                && let Some(task) = module(&body).and_then(|m| direct_child(&name, &m))
+            {
+                out.insert(body, task);
+            }
+        }
+        out
+    }
+
+    /// The name (demangled, without hash) of the function symbol whose code holds `addr`.
+    fn function_named_at(&self, addr: u64) -> Option<String> {
+        let at = self
+            .functions
+            .partition_point(|f| f.0 <= addr)
+            .checked_sub(1)?;
+        let (_, end, ref name) = self.functions[at];
+        (addr < end).then(|| name.clone())
     }
 
     /// The first frame of the return addresses `pcs` (innermost first; 0 ends the list)
@@ -205,6 +260,46 @@ impl Lines {
         }
         None
     }
+}
+
+/// A frame's function, demangled without its hash (empty when unknown).
+fn frame_function<R: gimli::Reader>(frame: &addr2line::Frame<'_, R>) -> String {
+    frame
+        .function
+        .as_ref()
+        .and_then(|f| f.raw_name().ok())
+        .map(|raw| format!("{:#}", rustc_demangle::demangle(&raw)))
+        .unwrap_or_default()
+}
+
+/// `module::name` → `name`: a function named directly in `module` (no deeper path, not
+/// the expansion's own `__rtic_internal_…`).
+fn direct_child(function: &str, module: &str) -> Option<String> {
+    let name = function.strip_prefix(module)?.strip_prefix("::")?;
+    (!name.contains("::") && !name.starts_with("__rtic_internal") && !name.is_empty())
+        .then(|| name.to_owned())
+}
+
+/// The target of a Thumb-2 `BL` at byte offset `k` of `code`, as an offset from `code`'s
+/// start (ARMv7-M ARM A7.7.18, encoding T1).
+fn bl_target(code: &[u8], k: usize) -> Option<i64> {
+    let half = |j: usize| {
+        Some(u32::from(u16::from_le_bytes([
+            *code.get(j)?,
+            *code.get(j + 1)?,
+        ])))
+    };
+    let (hw1, hw2) = (half(k)?, half(k + 2)?);
+    if hw1 & 0xF800 != 0xF000 || hw2 & 0xD000 != 0xD000 {
+        return None;
+    }
+    let s = (hw1 >> 10) & 1;
+    let (j1, j2) = ((hw2 >> 13) & 1, (hw2 >> 11) & 1);
+    let (i1, i2) = (!(j1 ^ s) & 1, !(j2 ^ s) & 1);
+    let imm = (s << 24) | (i1 << 23) | (i2 << 22) | ((hw1 & 0x3FF) << 12) | ((hw2 & 0x7FF) << 1);
+    // Sign-extend the 25-bit offset.
+    let offset = ((imm << 7) as i32 >> 7) as i64;
+    Some(k as i64 + 4 + offset)
 }
 
 /// Is `function` (demangled) the framework's code around a lock, not the application's?
@@ -262,6 +357,38 @@ mod tests {
         let example = ws.join("examples/embassy/src/bin/signal.rs");
         assert!(is_app_file(example.to_str().unwrap()));
         assert!(is_app_file("src/main.rs"));
+    }
+
+    #[test]
+    fn a_task_function_is_named_directly_in_the_bodys_module() {
+        assert_eq!(
+            direct_child("fw::app::uart_rx", "fw::app").as_deref(),
+            Some("uart_rx")
+        );
+        assert_eq!(
+            direct_child("fw::app::uart_rx::Context::new", "fw::app"),
+            None
+        );
+        assert_eq!(
+            direct_child("fw::app::__rtic_internal_uart_rxSharedResources", "fw::app"),
+            None
+        );
+        assert_eq!(direct_child("rtic::export::run", "fw::app"), None);
+    }
+
+    #[test]
+    fn bl_targets_are_decoded_forwards_and_backwards() {
+        let code = |at: usize, hw1: u16, hw2: u16| {
+            let mut c = vec![0u8; at + 4];
+            c[at..at + 2].copy_from_slice(&hw1.to_le_bytes());
+            c[at + 2..at + 4].copy_from_slice(&hw2.to_le_bytes());
+            c
+        };
+        // `bl .+0x100` at 0, `bl .-4` at 0x10 (the target is 0xC).
+        assert_eq!(bl_target(&code(0, 0xF000, 0xF87E), 0), Some(0x100));
+        assert_eq!(bl_target(&code(0x10, 0xF7FF, 0xFFFC), 0x10), Some(0xC));
+        // A 16-bit instruction is no BL.
+        assert_eq!(bl_target(&code(0, 0x4678, 0x4678), 0), None);
     }
 
     #[test]

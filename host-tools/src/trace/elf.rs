@@ -46,6 +46,9 @@ pub struct Firmware {
     text: (u64, u64),
     /// Its line information, read at the first question (lost wake-ups, code sites).
     lines: std::sync::Mutex<Option<Option<crate::trace::dwarf::Lines>>>,
+    /// The task function each RTIC hardware task's body calls (`app::UART0::exec` →
+    /// `uart_rx`), read at the first question.
+    task_functions: std::sync::OnceLock<std::collections::HashMap<String, String>>,
 }
 
 /// Why an ELF has no `JOSTLE_CONFIG`, as far as its sections tell: the linker scripts
@@ -151,6 +154,42 @@ impl Firmware {
             board,
             text,
             lines: std::sync::Mutex::new(None),
+            task_functions: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The user's name of a context whose code has the type name `type_name` (a
+    /// `ContextName`'s text): an RTIC hardware task is named after its function, which its
+    /// body (`app::UART0::exec`) calls (`uart_rx`), found through DWARF; any other context,
+    /// or a body whose call is not found, as [`crate::trace::framework::context_name`] says.
+    pub fn context_name(&self, type_name: &str) -> String {
+        self.task_functions()
+            .get(type_name)
+            .cloned()
+            .unwrap_or_else(|| crate::trace::framework::context_name(type_name))
+    }
+
+    /// The interrupt an RTIC hardware task binds, by its function's name (`uart_rx` →
+    /// `UART0`), when exactly one task has that name.
+    pub fn task_interrupt(&self, task: &str) -> Option<String> {
+        let mut found = self
+            .task_functions()
+            .iter()
+            .filter(|(_, t)| *t == task)
+            .filter_map(|(body, _)| {
+                let path = crate::trace::framework::split_path(body);
+                path.len().checked_sub(2).map(|k| path[k].to_owned())
+            });
+        match (found.next(), found.next()) {
+            (Some(irq), None) => Some(irq),
+            _ => None,
+        }
+    }
+
+    fn task_functions(&self) -> &std::collections::HashMap<String, String> {
+        self.task_functions.get_or_init(|| {
+            self.with_lines(|l| Some(l.task_functions()))
+                .unwrap_or_default()
         })
     }
 

@@ -5,7 +5,9 @@
 //!   `app::worker::{{closure}}`, a hardware task's body is the `exec` function inside the
 //!   handler named after its interrupt (`app::UART0::exec`), a dispatcher's body a closure
 //!   in its interrupt's handler (`app::SSI0::{{closure}}`). The user's name is the last path
-//!   segment that is none of these wrappers: `worker`, `UART0`, `SSI0`.
+//!   segment that is none of these wrappers: `worker`, `UART0`, `SSI0`; the ELF's debug
+//!   information names a hardware task better, after the function its `exec` calls
+//!   (`Firmware::context_name`: `uart_rx`).
 //! - RTIC's resources are statics of the expansion named `__rtic_internal_shared_resource_X`
 //!   (and `__rtic_internal_local_resource_X`): the user's field name is `X`.
 
@@ -25,7 +27,7 @@ pub fn context_name(type_name: &str) -> String {
 }
 
 /// `a::b<c::d>::e` → `["a", "b<c::d>", "e"]`: `::` outside generic brackets.
-fn split_path(path: &str) -> Vec<&str> {
+pub(crate) fn split_path(path: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0usize, 0usize);
     let bytes = path.as_bytes();

@@ -320,11 +320,12 @@ impl RunOutcome {
                     }
                 }
                 Event::ContextName { t, a, n } => {
-                    if let Some(text) = elf
-                        .and_then(|elf| elf.read(a, n as usize))
-                        .and_then(|b| std::str::from_utf8(b).ok())
+                    if let Some(elf) = elf
+                        && let Some(text) = elf
+                            .read(a, n as usize)
+                            .and_then(|b| std::str::from_utf8(b).ok())
                     {
-                        task_names.insert(t, crate::trace::framework::context_name(text));
+                        task_names.insert(t, elf.context_name(text));
                     }
                 }
                 Event::LostWake {

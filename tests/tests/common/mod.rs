@@ -530,3 +530,13 @@ pub fn assert_clean_campaigns(apps: &[&str], elf_of: fn(&str) -> PathBuf, budget
         );
     }
 }
+
+/// The entries of a report's shrunk schedule (`shrunk.schedule`, comma-separated).
+pub fn shrunk_entries(shrunk: &serde_json::Value) -> u64 {
+    shrunk["schedule"]
+        .as_str()
+        .unwrap_or("")
+        .split(',')
+        .filter(|e| !e.is_empty())
+        .count() as u64
+}
