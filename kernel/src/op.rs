@@ -213,6 +213,25 @@ impl Op {
         }
     }
 
+    /// Does executing this operation change data, as opposed to synchronising: a write or
+    /// read-modify-write (plain or atomic; a compare-and-swap is judged by its outcome) or a
+    /// spawn. Locks, the critical section, signals and waits, interrupt requests and masks
+    /// only order or wake: a task whose poll does nothing else makes no progress of its own
+    /// ([`crate::sched`]'s polling spins).
+    #[inline(always)]
+    pub fn changes_data(&self) -> bool {
+        matches!(
+            self,
+            Op::Write { .. }
+                | Op::Update { .. }
+                | Op::Spawn { .. }
+                | Op::AtomicAccess {
+                    kind: AtomicKind::Store | AtomicKind::Rmw,
+                    ..
+                }
+        )
+    }
+
     /// The trace level of [`Op::event`]'s event, known without building it: memory
     /// accesses and yields are `Full`, everything else `Sync`.
     #[inline(always)]

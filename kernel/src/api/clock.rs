@@ -10,7 +10,9 @@ pub use crate::sched::wake::{MAX_SLEEPERS, WaitAddrs};
 use crate::task::TaskId;
 
 /// The virtual clock, in ticks since the run started. It moves only when nothing else can
-/// happen (no task enabled, no interrupt source eligible), to the earliest timer's deadline.
+/// happen (no task enabled, no interrupt source eligible; or every task that could go on
+/// has only spun polling for the livelock bound, see [`poll_pending`]), to the earliest
+/// timer's deadline.
 pub fn now() -> u64 {
     port::clockwork(|c, _| c.now())
 }
@@ -55,4 +57,11 @@ pub fn name_task(t: TaskId, a: u32, i: u8) {
 /// [`crate::port::values_traced`] before finding them).
 pub fn note_wake(g: u32, pcs: WaitAddrs) {
     port::clockwork(|c, me| c.note_wake(me, g, pcs))
+}
+
+/// The running task's poll returned `Pending` (an async executor's task, after its poll):
+/// while a timer is pending, tasks that only poll and wake each other let time pass
+/// ([`crate::sched`]'s polling spins). Not a scheduling point.
+pub fn poll_pending() {
+    port::clockwork(|c, me| c.poll_pending(me))
 }

@@ -168,6 +168,7 @@ impl<K: Sink> Core<K> {
             || self.trace == TraceLevel::Full
             || solo
             || holding
+            || self.polls_marked()
         {
             self.lean_budget = 0;
             return;

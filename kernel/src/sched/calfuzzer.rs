@@ -88,6 +88,11 @@ impl<K: Sink> Core<K> {
             if let Some(next) = self.spin_release(enabled, candidates) {
                 return next;
             }
+            // Tasks that only poll and wake each other: time passes (`sched::spin`).
+            if self.let_time_pass(candidates) {
+                continue;
+            }
+            let candidates = self.before_spinners(candidates);
             let view = View {
                 slots: &self.slots,
                 postponed: self.postponed,

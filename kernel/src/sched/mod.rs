@@ -53,6 +53,8 @@ pub trait Clockwork {
     fn name_task(&mut self, t: TaskId, a: u32, i: u8);
     /// [`Core::note_wake`].
     fn note_wake(&mut self, t: TaskId, g: u32, pcs: wake::WaitAddrs);
+    /// [`Core::poll_pending`].
+    fn poll_pending(&mut self, t: TaskId);
 }
 
 impl<K: Sink> Clockwork for Core<K> {
@@ -76,6 +78,9 @@ impl<K: Sink> Clockwork for Core<K> {
     }
     fn note_wake(&mut self, t: TaskId, g: u32, pcs: wake::WaitAddrs) {
         Core::note_wake(self, t, g, pcs)
+    }
+    fn poll_pending(&mut self, t: TaskId) {
+        Core::poll_pending(self, t)
     }
 }
 
@@ -174,6 +179,13 @@ pub struct Core<K: Sink> {
     quiet: TaskSet,
     /// Tasks that spin: two spin marks with nothing changed in between (`sched::spin`).
     spinning: TaskSet,
+    /// Tasks whose last poll returned `Pending` with no data changed since (`sched::spin`).
+    polled_quiet: TaskSet,
+    /// Tasks that spin polling: two such polls with no data changed in between
+    /// (`sched::spin`).
+    poll_spinning: TaskSet,
+    /// The step at which the first of the current polling marks was made (`sched::spin`).
+    polls_quiet_since: u32,
     /// The running task runs alone and nothing else can act (`sched::spin`): the lean path
     /// is off and its iterations are watched.
     solo: bool,
@@ -261,6 +273,9 @@ impl<K: Sink> Core<K> {
             (&raw mut (*this).quiet_as).write(0);
             (&raw mut (*this).quiet).write(TaskSet::EMPTY);
             (&raw mut (*this).spinning).write(TaskSet::EMPTY);
+            (&raw mut (*this).polled_quiet).write(TaskSet::EMPTY);
+            (&raw mut (*this).poll_spinning).write(TaskSet::EMPTY);
+            (&raw mut (*this).polls_quiet_since).write(0);
             (&raw mut (*this).solo).write(false);
             (&raw mut (*this).keeps_spins).write(false);
             (&raw mut (*this).watch).write(spin::SpinWatch::default());
@@ -320,6 +335,9 @@ impl<K: Sink> Core<K> {
             sleepers,
             quiet,
             spinning,
+            polled_quiet,
+            poll_spinning,
+            polls_quiet_since,
             solo,
             keeps_spins,
             watch,
@@ -383,6 +401,9 @@ impl<K: Sink> Core<K> {
         sleepers.clear();
         *quiet = TaskSet::EMPTY;
         *spinning = TaskSet::EMPTY;
+        *polled_quiet = TaskSet::EMPTY;
+        *poll_spinning = TaskSet::EMPTY;
+        *polls_quiet_since = 0;
         *solo = false;
         *keeps_spins = false;
         watch.reset();
@@ -475,6 +496,7 @@ impl<K: Sink> Core<K> {
     /// Task `me` ended; returns what runs next.
     pub fn exit(&mut self, me: TaskId) -> Next {
         self.slots[me as usize] = Slot::Done;
+        self.data_changed();
         if self.cs_holder == Some(me) {
             self.cs_holder = None;
         }

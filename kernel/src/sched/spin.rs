@@ -30,6 +30,28 @@
 //!   the bound's steps is reported too. The bound is shorter than the livelock bound: the
 //!   evidence is stronger (nothing else can act), and every starving run lasts that long.
 //!
+//! - **Polling spins let time pass.** An async task (an Embassy task) gives the CPU back at
+//!   every poll that returns `Pending` ([`Core::poll_pending`]); a task whose poll returns
+//!   `Pending` twice with no data changed by anyone since the first of them
+//!   ([`Op::changes_data`]: no write, no read-modify-write, no spawn, no task ended, no timer
+//!   fired — locks, the critical section, wakes and waits only order or wake) *spins
+//!   polling*. Tasks that wake each other and do nothing else (two waiters of embassy-sync's
+//!   `Mutex`, whose single waker slot wakes the old waker when another registers) do so for
+//!   ever under a clock that moves only when no task is ready, while on a board time passes
+//!   as they poll and the deadline comes. But what a poll changes inside a library whose
+//!   data is not instrumented (a `Channel` of embassy-sync handing over an item) is not
+//!   seen: a producer and a consumer look the same. So a poll is given a cost: once polls
+//!   have changed no data for the livelock bound's steps, (1) when every candidate task
+//!   spins polling and a timer is pending, the clock jumps to the earliest deadline and the
+//!   timers due fire ([`Core::advance_time`]; the tasks they wake then compete as any enabled
+//!   tasks, the strategy choosing), and (2) while some candidate does not spin polling, the
+//!   strategy picks among those only: a task a timer woke is not starved by spinners a
+//!   strategy prefers (PCT's priorities), as Embassy's run queue would poll it. Before the
+//!   bound nothing changes, so a timeout never fires in a hand-off of a few polls. With no
+//!   timer pending nothing moves, and tasks that spin for ever still end the run at the step
+//!   limit, a finding. The marks are kept whatever the trace level (the lean path, which
+//!   does not look at operations, is off while any is set).
+//!
 //! The evidence is kept only while something is held back (a postponed task, a firing in
 //! reserve while a task runs alone) or a task runs alone, and cleared after every other
 //! step: each keeps the lean path (which does not look at operations) off, so every step is
@@ -150,7 +172,12 @@ impl<K: Sink> Core<K> {
                     ..
                 }
             ) => {}
-            None => self.progressed(),
+            None => {
+                if op.changes_data() {
+                    self.data_changed();
+                }
+                self.progressed()
+            }
         }
     }
 
@@ -158,6 +185,7 @@ impl<K: Sink> Core<K> {
     /// something; a failure only read, and is a spin mark (a failed wait).
     pub(super) fn cas_spin(&mut self, t: TaskId, s: u32, a: u32, ok: bool) {
         if ok {
+            self.data_changed();
             self.progressed();
             return;
         }
@@ -224,6 +252,67 @@ impl<K: Sink> Core<K> {
             t: super::irq::irq_context(i),
         });
         Some(Next::Fire(i))
+    }
+
+    /// Task `t`'s poll returned `Pending` (module doc, polling spins): a mark. Not a
+    /// scheduling point.
+    pub fn poll_pending(&mut self, t: TaskId) {
+        if (t as usize) >= crate::task::MAX_TASKS {
+            return;
+        }
+        if self.polled_quiet.is_empty() {
+            self.polls_quiet_since = self.steps;
+        }
+        if self.polled_quiet.contains(t) {
+            self.poll_spinning.insert(t);
+        } else {
+            self.polled_quiet.insert(t);
+        }
+        // Marks must see every operation: the next point goes through the general loop.
+        self.lean_budget = 0;
+    }
+
+    /// Data changed (or a task ended): no task is known to spin polling.
+    pub(super) fn data_changed(&mut self) {
+        self.polled_quiet = TaskSet::EMPTY;
+        self.poll_spinning = TaskSet::EMPTY;
+    }
+
+    /// Have polls changed no data for the livelock bound's steps, some task spinning polling
+    /// (module doc)?
+    fn polls_spun_long(&self) -> bool {
+        !self.poll_spinning.is_empty()
+            && self.steps.wrapping_sub(self.polls_quiet_since) >= self.livelock_bound
+    }
+
+    /// Are polls marked (the lean path must stay off)?
+    pub(super) fn polls_marked(&self) -> bool {
+        !self.polled_quiet.is_empty()
+    }
+
+    /// When polls have changed no data for the livelock bound, every candidate task spins
+    /// polling and a timer is pending, time passes: the clock jumps to the earliest deadline
+    /// and the timers due fire (module doc). Returns whether it did.
+    pub(super) fn let_time_pass(&mut self, candidates: TaskSet) -> bool {
+        if !self.polls_spun_long()
+            || !candidates.minus(self.poll_spinning).is_empty()
+            || !self.timer_pending()
+        {
+            return false;
+        }
+        self.progressed();
+        self.advance_time(true)
+    }
+
+    /// The candidates a strategy picks among: once polls have changed no data for the
+    /// livelock bound, those that do not spin polling, when there are any (module doc: a task
+    /// whose polls change nothing goes after one that may).
+    pub(super) fn before_spinners(&self, candidates: TaskSet) -> TaskSet {
+        if !self.polls_spun_long() {
+            return candidates;
+        }
+        let rest = candidates.minus(self.poll_spinning);
+        if rest.is_empty() { candidates } else { rest }
     }
 
     /// Does the task running now run alone: no other task may be picked (`allowed`: the

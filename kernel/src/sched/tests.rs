@@ -2095,12 +2095,23 @@ enum Act {
     Sleep(u32),
     /// Records the clock.
     Clock,
+    /// The task's poll returned `Pending` ([`Core::poll_pending`]).
+    PollPending,
 }
 
 /// Runs main (task 0) and `programs`; returns the verdict, the events and the clock each
 /// `Act::Clock` read, with its task.
 fn timed(seed: u64, main: &[Act], programs: &[&[Act]]) -> (Verdict, Vec<Event>, Vec<(u8, u64)>) {
-    let mut c = core(seed);
+    timed_with(&with(StrategyId::Random, seed, &[]), main, programs)
+}
+
+/// [`timed`] under `config`.
+fn timed_with(
+    config: &Config,
+    main: &[Act],
+    programs: &[&[Act]],
+) -> (Verdict, Vec<Event>, Vec<(u8, u64)>) {
+    let mut c = Core::new(config, 0, Rec::default());
     let mut scripts: Vec<Vec<Act>> = vec![Vec::new(); MAX_TASKS];
     let mut spawns = Vec::new();
     for p in programs {
@@ -2132,6 +2143,7 @@ fn timed(seed: u64, main: &[Act], programs: &[&[Act]]) -> (Verdict, Vec<Event>, 
                     break c.point(t, Op::Wait { s: 40 + g, g });
                 }
                 Act::Clock => clocks.push((t, c.now())),
+                Act::PollPending => c.poll_pending(t),
             }
         };
     }
@@ -2183,6 +2195,105 @@ fn time_jumps_to_each_deadline_only_when_nothing_else_can_run() {
             i: time::NO_SOURCE
         }));
     }
+}
+
+/// `rounds` polls of a task that wakes `other`, returns `Pending` (after a write of `a`
+/// when `writes`), then waits for its own wake-up `me`.
+fn waker_ping_pong(me: u32, other: u32, rounds: usize, writes: Option<u32>) -> Vec<Act> {
+    let mut p = Vec::new();
+    for _ in 0..rounds {
+        if let Some(a) = writes {
+            p.push(Act::Do(Op::Write { s: 70, a }));
+        }
+        p.push(Act::Do(Op::Signal { s: 71, g: other }));
+        p.push(Act::PollPending);
+        p.push(Act::Sleep(me));
+    }
+    p
+}
+
+/// The index of the first event `f` accepts.
+fn first(events: &[Event], f: impl Fn(&Event) -> bool) -> usize {
+    events.iter().position(f).unwrap()
+}
+
+#[test]
+fn tasks_that_only_wake_each_other_let_time_pass_to_the_next_deadline() {
+    // The holder sleeps until tick 50; two waiters wake each other and do nothing else
+    // (embassy-sync's Mutex waiters): time passes once they have spun for the livelock
+    // bound (1000 steps), not when their (long) scripts end.
+    let holder = [Act::TimerAt(100, 50), Act::Sleep(100), Act::Clock];
+    let b = waker_ping_pong(200, 300, 1000, None);
+    let c = waker_ping_pong(300, 200, 1000, None);
+    for seed in 0..10 {
+        let (verdict, events, clocks) = timed(seed, &[], &[&holder, &b, &c]);
+        assert_eq!(verdict, Verdict::Pass, "seed {seed}");
+        assert_eq!(clocks, [(1, 50)], "seed {seed}");
+        let advance = first(&events, |e| matches!(e, Event::TimeAdvance { now: 50 }));
+        let woken = first(&events, |e| matches!(e, Event::Wait { t: 1, .. }));
+        // One event per step, a few before the waiters begin.
+        assert!(
+            (1000..1100).contains(&advance),
+            "seed {seed}: time passed at event {advance}"
+        );
+        assert!(
+            woken > advance && woken < advance + 100,
+            "seed {seed}: {woken}"
+        );
+    }
+    // A hand-off of a few polls (fewer steps than the bound) is no spin: time stays.
+    let b = waker_ping_pong(200, 300, 50, None);
+    let c = waker_ping_pong(300, 200, 50, None);
+    // Waiters that write between their wakes make progress, however long.
+    let bw = waker_ping_pong(200, 300, 1000, Some(1));
+    let cw = waker_ping_pong(300, 200, 1000, Some(2));
+    for (b, c, signals) in [(b, c, 100), (bw, cw, 2000)] {
+        let (verdict, events, _) = timed(3, &[], &[&holder, &b, &c]);
+        assert_eq!(verdict, Verdict::Pass);
+        let advance = first(&events, |e| matches!(e, Event::TimeAdvance { .. }));
+        let before = events[..advance]
+            .iter()
+            .filter(|e| matches!(e, Event::Signal { .. }))
+            .count();
+        assert_eq!(before, signals);
+    }
+}
+
+#[test]
+fn a_task_a_timer_woke_goes_before_spinners_whatever_the_strategy_prefers() {
+    // The waiters wake each other for ever; the holder, woken at tick 50, must get its turn
+    // under PCT too (whose priorities may put both waiters above it).
+    let holder = [Act::TimerAt(100, 50), Act::Sleep(100), Act::Clock];
+    let b = waker_ping_pong(200, 300, 30_000, None);
+    let c = waker_ping_pong(300, 200, 30_000, None);
+    for seed in 0..40 {
+        let mut config = with(StrategyId::Pct, seed, &[]);
+        // Priority change points spread over a long run: the first priorities hold a while.
+        config.params[1] = 100_000;
+        let (_, events, clocks) = timed_with(&config, &[], &[&holder, &b, &c]);
+        assert_eq!(clocks, [(1, 50)], "seed {seed}");
+        // Time passes after the bound's steps of spinning; the holder, woken, may be passed
+        // over until the spinners have spun for the bound again, not longer.
+        let woken = first(&events, |e| matches!(e, Event::Wait { t: 1, .. }));
+        assert!(
+            woken < 2200,
+            "seed {seed}: the holder went on at event {woken}"
+        );
+    }
+}
+
+#[test]
+fn spinning_polls_with_no_timer_pending_still_end_at_the_step_limit() {
+    // No deadline to pass to: the waiters' wakes go on, and the step limit ends the run.
+    let b = waker_ping_pong(200, 300, 100_000, None);
+    let c = waker_ping_pong(300, 200, 100_000, None);
+    let (verdict, events, _) = timed(1, &[], &[&b, &c]);
+    assert_eq!(verdict, Verdict::StepLimit);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::TimeAdvance { .. }))
+    );
 }
 
 #[test]

@@ -2,8 +2,11 @@
 //! whose tasks sleep until a deadline (embassy-time's `Timer::after`, an RTIC monotonic).
 //!
 //! The clock never moves during a step: every computation takes zero time. It moves only
-//! when nothing else can happen — no task is enabled and no interrupt source is eligible —
-//! and then it jumps to the earliest deadline, and every timer due by then fires at once
+//! when nothing else can happen — no task is enabled and no interrupt source is eligible,
+//! or every task that could go on has only spun polling for the livelock bound
+//! (`sched::spin`: async tasks that wake each other and change no data, while on a board
+//! time passes) — and then it jumps to
+//! the earliest deadline, and every timer due by then fires at once
 //! (in the order they were set; which woken task runs first is then the strategy's pick,
 //! as among any enabled tasks). So a timeout fires only when the event it guards really
 //! could not have come first, and a run never waits wall time. A run with a timer pending
@@ -122,6 +125,8 @@ impl<K: Sink> Core<K> {
             };
             self.record(Event::TimerFire { k: key, g, i });
         }
+        // What the woken tasks see has changed: no task is known to spin polling.
+        self.data_changed();
         true
     }
 }

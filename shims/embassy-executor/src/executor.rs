@@ -175,6 +175,8 @@ fn task_main() {
         if done {
             break;
         }
+        // While a timer is pending, tasks whose polls only wake each other let time pass.
+        clock::poll_pending();
         clock::sleep(g, 0, header.wait_pcs.get());
         port::point(Op::Wait { s: site, g });
     }
