@@ -27,20 +27,46 @@ impl SchedRng {
     #[inline]
     pub fn below(&mut self, n: u32) -> u32 {
         debug_assert!(n > 0);
-        let mut m = u64::from(self.next_u32()) * u64::from(n);
-        if (m as u32) < n {
+        let (mut high, mut low) = wide_mul(self.next_u32(), n);
+        if low < n {
             let threshold = n.wrapping_neg() % n;
-            while (m as u32) < threshold {
-                m = u64::from(self.next_u32()) * u64::from(n);
+            while low < threshold {
+                (high, low) = wide_mul(self.next_u32(), n);
             }
         }
-        (m >> 32) as u32
+        high
     }
 
     /// A fair coin.
     pub fn coin(&mut self) -> bool {
         self.next_u32() >> 31 == 1
     }
+}
+
+/// `a * b` as its high and low words (Lemire's bound needs both).
+#[inline(always)]
+fn wide_mul(a: u32, b: u32) -> (u32, u32) {
+    #[cfg(jostle_armv6m)]
+    if b >> 16 == 0 {
+        return mul_by_halves(a, b);
+    }
+    let m = u64::from(a) * u64::from(b);
+    ((m >> 32) as u32, m as u32)
+}
+
+/// [`wide_mul`] for `b` below 2^16 (a bound on tasks, sources or steps) from two 16 x 16 ->
+/// 32 products, for ARMv6-M: it has no 32 x 32 -> 64 multiply (ARMv7-M's `umull`), and a
+/// `u64` product there is a call to `__aeabi_lmul`, a whole 64 x 64 multiply (37
+/// instructions, and the moves around the call, at every draw of a Cortex-M0). The same
+/// product, so the same draws, on every core. (Four half products for any `b` are
+/// recognised by LLVM as the wide product, and made the call again.)
+#[cfg_attr(not(any(jostle_armv6m, test)), allow(dead_code))]
+#[inline(always)]
+fn mul_by_halves(a: u32, b: u32) -> (u32, u32) {
+    debug_assert!(b >> 16 == 0);
+    // a * b = (a >> 16) * b * 2^16 + (a & 0xFFFF) * b; the sum below is under 2^32.
+    let high = ((a >> 16) * b + (((a & 0xFFFF) * b) >> 16)) >> 16;
+    (high, a.wrapping_mul(b))
 }
 
 impl RngCore for SchedRng {
@@ -109,6 +135,27 @@ mod tests {
         let zs: [u32; 8] = core::array::from_fn(|_| c.next_u32());
         assert_eq!(xs, ys);
         assert_ne!(xs, zs);
+    }
+
+    #[test]
+    fn the_product_by_halves_is_the_wide_product() {
+        let mut r = SchedRng::seed_from_u64(3);
+        let (a_edges, b_edges) = (
+            [0, 1, 0xFFFF, 0x1_0000, 0x8000_0000, 0xFFFF_FFFF],
+            [1, 2, 3, 0xFFFF],
+        );
+        let pairs = a_edges
+            .iter()
+            .flat_map(|&a| b_edges.iter().map(move |&b| (a, b)))
+            .chain((0..10_000).map(|_| (r.next_u32(), r.next_u32() >> 16)));
+        for (a, b) in pairs {
+            let m = u64::from(a) * u64::from(b);
+            assert_eq!(
+                mul_by_halves(a, b),
+                ((m >> 32) as u32, m as u32),
+                "{a} * {b}"
+            );
+        }
     }
 
     #[test]

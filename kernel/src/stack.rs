@@ -5,9 +5,11 @@ use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 
 /// A task's statically allocated stack of `BYTES` bytes. Its lowest 32 bytes are the
-/// task's guard: on a CPU with an MPU the kernel forbids every access to them while the task
-/// runs (an overflow faults at once); without one they hold a canary checked whenever the
-/// task is switched out. Aligned to 32 bytes, as an MPU region of that size must be.
+/// task's guard: on a CPU with an MPU the kernel forbids every access to them (ARMv7-M) or
+/// every write (ARMv8-M, whose stack limit also stops the stack pointer above them) while
+/// the task runs, so an overflow faults at once; without one they hold a canary checked
+/// whenever the task is switched out. Aligned to 32 bytes, as an MPU region of that size
+/// must be.
 /// The host port runs each task on a coroutine stack of its own (1 MiB, a guard page below)
 /// and leaves this memory unused.
 ///

@@ -11,7 +11,7 @@ use common::*;
 use jostle_host_tools::Outcome;
 use jostle_host_tools::trace::decode::FrameDecoder;
 use jostle_host_tools::trace::elf::Firmware;
-use jostle_kernel::{Config, Event, Verdict};
+use jostle_kernel::{Config, Event, TraceLevel, Verdict};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -87,7 +87,14 @@ const EXAMPLES: &[&str] = &[
 ];
 
 /// The test firmware built for every core.
-const TEST_FIRMWARE: &[&str] = &["event_roundtrip", "float_live", "stack_overflow"];
+const TEST_FIRMWARE: &[&str] = &[
+    "event_roundtrip",
+    "float_live",
+    "stack_overflow",
+    "write_below_stack",
+    "page_aligned_stacks",
+    "handler_overflow",
+];
 
 /// Where the ELFs of `core` are kept (cargo's own output is per target, and the M4F and M7
 /// share one).
@@ -233,6 +240,119 @@ fn the_spine_holds_on_every_core() {
             "{what}: {:?}",
             run.events
         );
+    }
+}
+
+#[test]
+fn a_write_through_a_pointer_below_a_tasks_stack_is_its_stack_overflow_on_every_core() {
+    // The task's stack pointer stays far above: ARMv8-M's PSPLIM alone does not see it; the
+    // MPU region does (no access on ARMv7-M, read-only on ARMv8-M), and the canary on the M0
+    // when the task ends.
+    for core in CORES {
+        let fw = core_firmware(core, "write_below_stack");
+        // Bytes below the lowest address the stack may hold: the guard's highest and
+        // lowest words; the writer with a region of its own (task 1), and after 16 tasks
+        // (past QEMU's 8 or 16 regions: the shared region; 4 on the M0, whose table holds 8
+        // tasks and which has no MPU).
+        let later = if core.name == "M0" { 4 } else { 16 };
+        for (below, earlier) in [(4, 0), (32, 0), (4, later), (32, later)] {
+            let what = format!("{}, {below} bytes below, {earlier} tasks before", core.name);
+            let run = run_qemu(&fw, config(0, &[below, earlier]));
+            assert_eq!(
+                run.outcome,
+                Some(Outcome::Verdict(Verdict::StackOverflow)),
+                "{what}: {:?}",
+                run.events
+            );
+            assert_eq!(run.exit_code, Some(14), "{what}");
+            assert!(
+                run.events.iter().any(|e| matches!(
+                    e,
+                    Event::StackOverflow { t, size: 1024, .. } if *t == earlier as u8 + 1
+                )),
+                "{what}: {:?}",
+                run.events
+            );
+        }
+        // At the limit itself, the stack's own lowest word: no guard stands there.
+        let run = run_qemu(&fw, config(0, &[0]));
+        assert_eq!(
+            run.outcome,
+            Some(Outcome::Verdict(Verdict::Pass)),
+            "{}: {:?}",
+            core.name,
+            run.events
+        );
+    }
+}
+
+#[test]
+fn a_handler_overflowing_the_main_stack_is_its_stack_overflow_on_the_m33() {
+    // ARMv8-M mainline's MSPLIM, at the main stack's bottom (above the fault handler's 1 KiB
+    // reserve): the handler's recursion stops there, not in the statics below (without it
+    // QEMU locked up: the run ended as a dead boot).
+    let m33 = CORES.iter().find(|c| c.name == "M33").unwrap();
+    let run = run_qemu(&core_firmware(m33, "handler_overflow"), config(0, &[]));
+    assert_eq!(
+        run.outcome,
+        Some(Outcome::Verdict(Verdict::StackOverflow)),
+        "{:?}",
+        run.events
+    );
+    assert_eq!(run.exit_code, Some(14));
+    let caught = run.events.iter().find_map(|e| match *e {
+        Event::StackOverflow { t, depth, size } => Some((t, depth, size)),
+        _ => None,
+    });
+    let (t, depth, size) = caught.expect("a StackOverflow event");
+    // The handler of source 0; the mps2-an505's main stack is most of its 4 MiB of RAM; the
+    // overflow was caught at the limit.
+    assert_eq!(t, jostle_kernel::event::IRQ_CONTEXT);
+    assert!(size > 4_000_000, "{size}");
+    assert!(
+        depth <= size - 1024 && depth + 1024 + 256 >= size,
+        "{depth} of {size}"
+    );
+    let line = run.verdict_line();
+    assert!(
+        line.contains("the handler of interrupt source 0 overflowed the"),
+        "{line}"
+    );
+}
+
+/// Tasks whose stacks start a 1 KiB page: QEMU checks a semihosting call's memory against
+/// the MPU by the page's first address, so while a no-access guard (PMSAv7) is up its page
+/// is unreadable to the call, and the logger lost every frame written on such a stack (CCT
+/// `twostage`: 8 of 24 task events) until the board lifted the guard around its writes; a
+/// read-only guard (PMSAv8) lets the call read. On every core, every event, the panic's
+/// site and message included, must reach the host as on the host port.
+#[test]
+fn frames_written_on_a_stack_whose_guard_starts_a_page_all_reach_the_host_on_every_core() {
+    const FW: &str = "page_aligned_stacks";
+    let host = host_test_exe(FW);
+    for core in CORES {
+        let fw = core_firmware(core, FW);
+        for (seed, arg) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
+            let c = Config {
+                trace: TraceLevel::Full,
+                ..config(seed, &[arg])
+            };
+            let q = run_qemu(&fw, c.clone());
+            let h = run_host_exe(&host, c);
+            let what = format!("{}, seed {seed}, arg {arg}", core.name);
+            assert_eq!(q.events.len(), h.events.len(), "{what}: {:?}", q.events);
+            assert_same_decisions(&q, &h, &what);
+            let message = |r: &jostle_host_tools::RunOutcome| {
+                r.panic.as_ref().and_then(|p| p.message.clone())
+            };
+            assert_eq!(message(&q), message(&h), "{what}");
+            assert_eq!(message(&q).is_some(), arg == 1, "{what}");
+            assert_eq!(
+                q.panic.as_ref().map(|p| p.site.is_some()),
+                h.panic.as_ref().map(|p| p.site.is_some()),
+                "{what}"
+            );
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::trace::run::{Outcome, RunOutcome, is_step, operation};
 use jostle_kernel::config::Rejection;
-use jostle_kernel::event::{NO_TASK, WaitKind};
+use jostle_kernel::event::{IRQ_CONTEXT, NO_TASK, WaitKind};
 use jostle_kernel::sched::time::NO_SOURCE;
 use jostle_kernel::{Event, Verdict};
 use serde::Serialize;
@@ -97,6 +97,12 @@ impl RunOutcome {
                     line += &format!(
                         ": {}",
                         Rejection::from_u8(reason).map_or("unknown reason", |r| r.message())
+                    );
+                }
+                Event::StackOverflow { t, depth, size } if t >= IRQ_CONTEXT && t != NO_TASK => {
+                    line += &format!(
+                        ": the handler of interrupt source {} overflowed the {size}-byte main stack (depth {depth} when caught)",
+                        t - IRQ_CONTEXT
                     );
                 }
                 Event::StackOverflow { t, depth, size } => {

@@ -10,6 +10,7 @@
 //! starvation was the strategy's.
 
 use crate::trace::run::{Outcome, RunOutcome};
+use jostle_kernel::event::{IRQ_CONTEXT, NO_TASK};
 use jostle_kernel::{Event, Verdict};
 
 /// Failure, or suspected livelock / starvation.
@@ -108,16 +109,21 @@ pub fn signature(run: &RunOutcome) -> Option<Signature> {
             )
         }
         Verdict::StackOverflow => {
-            let size = run.events.iter().find_map(|e| match *e {
-                Event::StackOverflow { size, .. } => Some(size),
+            let overflow = run.events.iter().find_map(|e| match *e {
+                Event::StackOverflow { t, size, .. } => Some((t, size)),
                 _ => None,
             });
             failure(
                 "stack_overflow",
                 String::new(),
-                size.map_or("a task overflowed its stack".into(), |s| {
-                    format!("a task overflowed its stack of {s} bytes")
-                }),
+                match overflow {
+                    None => "a task overflowed its stack".into(),
+                    // ARMv8-M's MSPLIM: a handler on the main stack.
+                    Some((t, s)) if t >= IRQ_CONTEXT && t != NO_TASK => {
+                        format!("a handler overflowed the main stack of {s} bytes")
+                    }
+                    Some((_, s)) => format!("a task overflowed its stack of {s} bytes"),
+                },
             )
         }
         Verdict::HardFault => {

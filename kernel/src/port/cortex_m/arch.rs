@@ -18,7 +18,7 @@
 //! ARMv6-M (Cortex-M0/M0+) can push only r0–r7 and lr, so r8–r11 travel through r4–r7.
 //!
 //! ARMv8-M mainline (Cortex-M33) guards a task's stack with PSPLIM, the process stack
-//! pointer's limit (see `guard`): the switch loads the next task's limit between the two
+//! pointer's limit, besides its MPU region (see `guard`): the switch loads the next task's limit between the two
 //! stack pointers (its third argument), so the limit always belongs to the stack in use.
 //!
 //! A new task's stack is laid out as if it had called the switch from the first instruction

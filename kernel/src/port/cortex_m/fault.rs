@@ -9,9 +9,9 @@
 //!
 //! A stack overflow is reported only on evidence: the task's canary is overwritten, the
 //! stack pointer or the faulting address lies in the task's guard (its lowest 32 bytes, which
-//! the MPU forbids: see `guard`) or just below its stack (the failed exception stacking of an
-//! overflowing task), or the CPU says its stack limit was hit (ARMv8-M's STKOF, on the
-//! process stack).
+//! the MPU forbids, or on ARMv8-M makes read-only: see `guard`) or just below its stack (the failed exception stacking of an
+//! overflowing task), or the CPU says its stack limit was hit (ARMv8-M's STKOF: on the
+//! process stack, the task's; on the main stack, MSPLIM's, the running handler's).
 
 use super::{CANARY, CANARY_WORDS, end_unstarted, ending, finish, kernel, started};
 use crate::event::{Event, NO_TASK, Verdict};
@@ -96,6 +96,19 @@ pub fn report_hard_fault(ctx: &FaultContext, exit: fn(u8) -> !) -> ! {
     unsafe {
         let k = kernel();
         let t = (*k).current;
+        #[cfg(jostle_stack_limit)]
+        if !on_psp && status.stack_limit_hit() {
+            // MSPLIM: the main stack overflowed, in a handler (or a framework's task 0).
+            let (bottom, top) = super::guard::main_stack::bounds();
+            Event::StackOverflow {
+                t,
+                depth: top.wrapping_sub(frame_at) as u32,
+                size: (top - bottom) as u32,
+            }
+            .emit_defmt();
+            (*k).core.abort(Verdict::StackOverflow);
+            finish(Verdict::StackOverflow.exit_code());
+        }
         if t as usize >= crate::task::MAX_TASKS {
             // A handler's fault: its frame is on the main stack.
             emit_fault(t, read_frame(frame_at, 0, usize::MAX), &status);
@@ -201,6 +214,12 @@ macro_rules! exception_handlers {
             ".type HardFault, %function",
             ".thumb_func",
             "HardFault:",
+            // ARMv8-M mainline: the main stack's limit lifted before anything is pushed (a
+            // handler that overflowed it left the stack pointer at the limit).
+            ".if {main_stack_limit}",
+            "movs r3, #0",
+            "msr msplim, r3",
+            ".endif",
             "mov r0, lr",
             "mrs r1, msp",
             "mrs r2, psp",
@@ -210,6 +229,7 @@ macro_rules! exception_handlers {
             ".align 2",
             "1: .word {report}",
             report = sym __jostle_hard_fault,
+            main_stack_limit = const $crate::port::MAIN_STACK_LIMIT as u32,
         );
     };
 }

@@ -1,148 +1,98 @@
 //! Stack guards: what makes a task's stack overflow fault at once instead of running on
-//! into the memory below. One implementation per kind of CPU, chosen by cfg:
+//! into the memory below. The lowest 32 bytes of each task's stack are its guard; one
+//! implementation per kind of CPU, chosen by cfg:
 //!
-//! - [`mpu`] (ARMv7-M, and ARMv6-M parts with an MPU): the lowest 32 bytes of each task's
-//!   stack are an MPU region (PMSAv7: RBAR with VALID and REGION, RASR) that forbids every
-//!   access.
-//! - [`stack_limit`] (ARMv8-M mainline: Cortex-M33 and the like): PSPLIM, the process stack
-//!   pointer's limit, at the top of those 32 bytes. It faults at the instruction that would
-//!   move the stack pointer below it, before anything is written, however large the frame
-//!   (an MPU guard catches only a write that lands inside its 32 bytes), on every task (no
-//!   region count to run out of), and costs one `msr` per switch and no MPU write (under
-//!   QEMU each MPU write flushes the translation cache). ARMv8-M's MPU (PMSAv8: RBAR/RLAR,
-//!   which has no "no access" permission at all) is left off: behind PSPLIM a guard region
-//!   could never be the first to catch an overflow.
+//! - ARMv7-M, and ARMv6-M parts with an MPU (PMSAv7): the guard is an MPU region that
+//!   forbids every access (RBAR with VALID and REGION, RASR).
+//! - ARMv8-M mainline (Cortex-M33 and the like): PSPLIM, the process stack pointer's limit,
+//!   at the top of the guard, loaded with the task's stack pointer at every switch
+//!   (`arch::switch`, [`limit`]). It faults at the instruction that would move the stack
+//!   pointer below it, before anything is written, however large the frame (an MPU guard
+//!   catches only a write that lands inside its 32 bytes), on every task. What it does not
+//!   see is a write below the limit that moves no stack pointer: through a pointer (an index
+//!   run below a local array), into the guard and on into the neighbour's memory. So the
+//!   guard is also an MPU region (PMSAv8: RBAR with the base, access permission and XN, RLAR
+//!   with the limit, the MAIR attribute index and ENABLE, after selecting it in RNR). PMSAv8
+//!   has no "no access" permission: the region is read-only, and a write faults
+//!   (MemManage, data access violation, the address in MMFAR). Reads pass, which lets QEMU's
+//!   semihosting read its buffers through the MPU with the guard up. Where regions overlap,
+//!   PMSAv8 faults every access (PMSAv7 lets the highest region win): a stack's region is
+//!   lifted when its task ends, before the stack can be given to another task.
 //!
-//! Without either (a Cortex-M0 has no MPU), [`guard_init`] says so and the port checks each
-//! task's canary (the same 32 bytes) whenever the task is switched out.
+//! Both MPUs guard the first tasks (one fewer than the CPU's regions: 7 on a Cortex-M3, 15
+//! on QEMU's Cortex-M33, 7 on the RP2350's) with a region each, set when the task's stack is
+//! laid out and lifted when the task ends, so a switch between them writes no MPU register
+//! (under QEMU each MPU write flushes the translation cache); later tasks share the last
+//! region, moved at every switch to them. Outside the regions the default memory map stays
+//! in force (PRIVDEFENA).
+//!
+//! Without an MPU (a Cortex-M0) and without a stack limit, [`guard_init`] says so and the
+//! port checks each task's canary (the same 32 bytes) whenever the task is switched out.
+
+/// The MPU's registers (PMSAv6, PMSAv7 and PMSAv8 share these addresses).
+const MPU_TYPE: *mut u32 = 0xE000_ED90 as *mut u32;
+const MPU_CTRL: *mut u32 = 0xE000_ED94 as *mut u32;
+const MPU_RNR: *mut u32 = 0xE000_ED98 as *mut u32;
+const MPU_RBAR: *mut u32 = 0xE000_ED9C as *mut u32;
+/// RASR (PMSAv7) or RLAR (PMSAv8): bit 0 enables the region in both.
+const MPU_RASR_RLAR: *mut u32 = 0xE000_EDA0 as *mut u32;
+
+/// The MPU region that guards the stack of a running task without a region of its own (the
+/// CPU's last; on PMSAv7 it also wins where regions overlap). [`NO_MPU`]: the CPU has none.
+static mut GUARD_REGION: u32 = NO_MPU;
+
+/// [`GUARD_REGION`] of a CPU without an MPU (an ARMv8-M one: PSPLIM then guards alone).
+const NO_MPU: u32 = u32::MAX;
+
+/// Tasks `0..OWN_GUARDS` have a guard region of their own, region `t`, set when the task's
+/// stack is laid out and cleared when the task ends: a switch between them writes no MPU
+/// register. Tasks from `OWN_GUARDS` on share [`GUARD_REGION`], moved at every switch.
+static mut OWN_GUARDS: u32 = 0;
 
 #[cfg(not(jostle_stack_limit))]
-mod mpu {
-    //! PMSAv7 regions (PMSAv6 has the same layout): the first tasks each have a region of
-    //! their own, later tasks share one moved at every switch to them.
+mod pmsa {
+    //! PMSAv7 (and PMSAv6, which has the same layout): a region forbids every access.
 
-    /// The MPU's registers (PMSAv6/PMSAv7 share this layout).
-    const MPU_TYPE: *mut u32 = 0xE000_ED90 as *mut u32;
-    const MPU_CTRL: *mut u32 = 0xE000_ED94 as *mut u32;
-    const MPU_RNR: *mut u32 = 0xE000_ED98 as *mut u32;
-    const MPU_RBAR: *mut u32 = 0xE000_ED9C as *mut u32;
-    const MPU_RASR: *mut u32 = 0xE000_EDA0 as *mut u32;
+    use super::{MPU_CTRL, MPU_RASR_RLAR, MPU_RBAR};
 
-    /// The MPU region that guards the stack of a running task without a region of its own
-    /// (the highest-numbered region wins where regions overlap, so it is the CPU's last).
-    static mut GUARD_REGION: u32 = 0;
-
-    /// Tasks `0..OWN_GUARDS` have a guard region of their own, region `t`, set when the task's
-    /// stack is laid out and cleared when the task ends: a switch between them writes no MPU
-    /// register. Tasks from `OWN_GUARDS` on share [`GUARD_REGION`], moved at every switch.
-    static mut OWN_GUARDS: u32 = 0;
-
-    /// A guard's attributes: XN (bit 28), AP = 000 (no access), SIZE = 4 (2^(4+1) = 32 bytes),
+    /// A guard's RASR: XN (bit 28), AP = 000 (no access), SIZE = 4 (2^(4+1) = 32 bytes),
     /// ENABLE.
     const GUARD_RASR: u32 = (1 << 28) | (4 << 1) | 1;
 
-    /// Sets up the stack guards: 32-byte regions, no access, no execution, one per task for
-    /// the first tasks ([`guard_own`]) and one moved to the running task's guard at every
-    /// switch for the others ([`guard`]); the default memory map stays in force elsewhere
-    /// (PRIVDEFENA). Every guard region starts disabled. Returns `false`, leaving the MPU
-    /// alone, when the CPU has none (the canary is then the only guard).
+    /// Nothing to set up besides the regions.
     ///
     /// # Safety
-    /// Before the first task of a run, in privileged thread mode.
-    pub unsafe fn guard_init() -> bool {
-        // SAFETY: System Control Space registers, present on every Cortex-M (MPU_TYPE reads 0
-        // without an MPU).
-        unsafe {
-            let regions = (MPU_TYPE.read_volatile() >> 8) & 0xFF;
-            if regions == 0 {
-                return false;
-            }
-            GUARD_REGION = regions - 1;
-            OWN_GUARDS = regions - 1;
-            // Only the regions still enabled are written: under QEMU every RBAR, RASR or CTRL
-            // write flushes the translation cache (RNR and reads do not), and a run's tasks
-            // leave theirs disabled when they end.
-            for r in 0..regions {
-                MPU_RNR.write_volatile(r);
-                if MPU_RASR.read_volatile() & 1 != 0 {
-                    MPU_RASR.write_volatile(0);
-                }
-            }
-            // ENABLE | PRIVDEFENA; HFNMIENA clear, so fault handlers may read the guard.
-            MPU_CTRL.write_volatile(0b101);
-            core::arch::asm!("dsb", "isb");
-            true
-        }
-    }
+    /// As for [`super::guard_init`].
+    pub unsafe fn init() {}
 
-    /// Does task `t` have a guard region of its own (see [`OWN_GUARDS`])?
+    /// Without a stack limit, the MPU is the only guard: no MPU, no guard.
+    pub const GUARDED_WITHOUT_MPU: bool = false;
+
+    /// Sets region `r` over the 32 bytes at `base` and enables it: RBAR with VALID (bit 4)
+    /// selects the region and sets its base in one write (an enabled region keeps its size
+    /// while it moves), RASR enables it.
+    ///
+    /// # Safety
+    /// The MPU exists and has region `r`.
     #[inline(always)]
-    pub fn owns_guard(t: u8) -> bool {
-        // SAFETY: written only by `guard_init`, before the run's first task.
-        u32::from(t) < unsafe { OWN_GUARDS }
-    }
-
-    /// Guards the stack of task `t` (one that [`owns_guard`]) whose lowest address is `base`
-    /// (32-byte aligned), from now until [`unguard`].
-    ///
-    /// # Safety
-    /// After [`guard_init`] returned `true`; nothing may write `base..base + 32` afterwards.
-    pub unsafe fn guard_own(t: u8, base: usize) {
-        // SAFETY: RBAR with VALID (bit 4) selects region `t` and sets its base; RASR then
-        // enables it; the `dsb` makes it take effect before the task runs.
+    pub unsafe fn set(r: u32, base: usize) {
+        // SAFETY: per the contract.
         unsafe {
-            MPU_RBAR.write_volatile(base as u32 | (1 << 4) | u32::from(t));
-            MPU_RASR.write_volatile(GUARD_RASR);
-            core::arch::asm!("dsb", options(nostack, preserves_flags));
-        }
-    }
-
-    /// Lifts task `t`'s guard (it ended: its stack may be laid out again for another task).
-    /// For a task that does not [`owns_guard`], lifts the shared guard.
-    ///
-    /// # Safety
-    /// After [`guard_init`] returned `true`.
-    pub unsafe fn unguard(t: u8) {
-        // SAFETY: selecting a region and disabling it.
-        unsafe {
-            let region = if owns_guard(t) {
-                u32::from(t)
-            } else {
-                GUARD_REGION
-            };
-            MPU_RNR.write_volatile(region);
-            MPU_RASR.write_volatile(0);
-            core::arch::asm!("dsb", options(nostack, preserves_flags));
-        }
-    }
-
-    /// Moves the shared guard to the stack whose lowest address is `base` (32-byte aligned),
-    /// for a task that does not [`owns_guard`].
-    ///
-    /// # Safety
-    /// After [`guard_init`] returned `true`.
-    #[inline(always)]
-    pub unsafe fn guard(base: usize) {
-        // SAFETY: RBAR with VALID (bit 4) selects the shared region and sets its base in one
-        // write, RASR enables it (it starts disabled); the `dsb` makes it take effect before
-        // the task runs (the exception return or the switch's `pop` is the synchronising point
-        // for instruction fetches).
-        unsafe {
-            MPU_RBAR.write_volatile(base as u32 | (1 << 4) | GUARD_REGION);
-            MPU_RASR.write_volatile(GUARD_RASR);
-            core::arch::asm!("dsb", options(nostack, preserves_flags));
+            MPU_RBAR.write_volatile(base as u32 | (1 << 4) | r);
+            MPU_RASR_RLAR.write_volatile(GUARD_RASR);
         }
     }
 
     /// Runs `f` with the MPU off, then puts `MPU_CTRL` back as it was (see
-    /// [`crate::port::unguarded`]).
+    /// [`crate::port::unguarded`]: a no-access guard can make QEMU refuse a semihosting
+    /// call's memory).
     ///
     /// # Safety
-    /// After [`guard_init`] returned `true`; `f` must reach no scheduling point.
+    /// The MPU exists; `f` must reach no scheduling point.
     #[inline(always)]
     pub unsafe fn unguarded<R>(f: impl FnOnce() -> R) -> R {
-        // SAFETY: per the contract, the MPU exists; restoring the saved control word restores
-        // the guard exactly as it was (or leaves it off after `guard_off`).
+        // SAFETY: per the contract; restoring the saved control word restores the guard
+        // exactly as it was (or leaves it off after `guard_off`).
         unsafe {
             let ctrl = MPU_CTRL.read_volatile();
             MPU_CTRL.write_volatile(0);
@@ -153,58 +103,66 @@ mod mpu {
             r
         }
     }
-
-    /// Turns the MPU off (before a restart, whose startup code writes every stack).
-    #[inline(always)]
-    pub fn guard_off() {
-        // SAFETY: clearing MPU_CTRL only restores the default memory map.
-        unsafe {
-            MPU_CTRL.write_volatile(0);
-            core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
-        }
-    }
 }
 
 #[cfg(jostle_stack_limit)]
-mod stack_limit {
-    //! PSPLIM: the switch loads each task's limit with its stack pointer (`arch::switch`,
-    //! [`super::limit`]); nothing else is written when tasks start, switch or end.
+mod pmsa {
+    //! PMSAv8: a region is read-only; PSPLIM (loaded by the switch) is the first guard.
 
-    /// The CPU always has the stack limit registers: every task is guarded.
+    use super::{MPU_RASR_RLAR, MPU_RBAR, MPU_RNR};
+
+    /// MAIR0: attribute 0, the guards' (RLAR's AttrIndx 0).
+    const MPU_MAIR0: *mut u32 = 0xE000_EDC0 as *mut u32;
+
+    /// Attribute 0: Normal memory, write-back, read and write allocate, inner and outer, as
+    /// the default memory map makes SRAM (a region's attributes replace the map's).
+    const GUARD_ATTR: u32 = 0xFF;
+
+    /// A guard's RBAR below its base: SH = 00 (non-shareable), AP = 11 (read-only at any
+    /// privilege), XN.
+    const GUARD_RBAR: u32 = (0b11 << 1) | 1;
+
+    /// A guard's RLAR below its limit: AttrIndx 0, ENABLE. The limit field is the address of
+    /// the region's last 32-byte block: for a 32-byte guard, its base.
+    const GUARD_RLAR: u32 = 1;
+
+    /// Gives the guards' attribute index its memory attributes (MAIR0's other attributes
+    /// are left as they are).
     ///
     /// # Safety
-    /// As for the MPU's `guard_init`.
-    pub unsafe fn guard_init() -> bool {
-        true
+    /// As for [`super::guard_init`], on a CPU with an MPU.
+    pub unsafe fn init() {
+        // SAFETY: MAIR0 is an MPU register; attribute 0 is used only by the guards.
+        unsafe {
+            MPU_MAIR0.write_volatile((MPU_MAIR0.read_volatile() & !0xFF) | GUARD_ATTR);
+        }
     }
 
-    /// Every task's guard is its own: the limit goes with the task's stack pointer.
+    /// PSPLIM guards every task even without an MPU.
+    pub const GUARDED_WITHOUT_MPU: bool = true;
+
+    /// Sets region `r` over the 32 bytes at `base` and enables it. The region is disabled
+    /// first: between the RBAR and the RLAR writes an enabled region would span from the
+    /// new base to the old limit, which may cover the running stack.
+    ///
+    /// # Safety
+    /// The MPU exists and has region `r`.
     #[inline(always)]
-    pub fn owns_guard(_t: u8) -> bool {
-        true
+    pub unsafe fn set(r: u32, base: usize) {
+        // SAFETY: per the contract.
+        unsafe {
+            MPU_RNR.write_volatile(r);
+            if MPU_RASR_RLAR.read_volatile() & 1 != 0 {
+                MPU_RASR_RLAR.write_volatile(0);
+            }
+            MPU_RBAR.write_volatile(base as u32 | GUARD_RBAR);
+            MPU_RASR_RLAR.write_volatile(base as u32 | GUARD_RLAR);
+        }
     }
 
-    /// Nothing to set up: the task's limit is loaded whenever it is switched in.
-    ///
-    /// # Safety
-    /// None needed.
-    pub unsafe fn guard_own(_t: u8, _base: usize) {}
-
-    /// Nothing to lift: the limit leaves with the task's stack pointer.
-    ///
-    /// # Safety
-    /// None needed.
-    pub unsafe fn unguard(_t: u8) {}
-
-    /// Unused ([`owns_guard`] is always true).
-    ///
-    /// # Safety
-    /// None needed.
-    #[inline(always)]
-    pub unsafe fn guard(_base: usize) {}
-
-    /// Runs `f`: a stack limit does not stand in the way of a debugger's (or QEMU's
-    /// semihosting) reads of memory, as an MPU region does.
+    /// Runs `f`: a read-only guard does not stand in the way of a debugger's (or QEMU's
+    /// semihosting) reads of memory, which QEMU translates as loads, as a no-access region
+    /// does.
     ///
     /// # Safety
     /// None needed.
@@ -212,21 +170,182 @@ mod stack_limit {
     pub unsafe fn unguarded<R>(f: impl FnOnce() -> R) -> R {
         f()
     }
+}
 
-    /// Nothing to turn off: startup runs on the main stack, and `arch::enter` clears the
-    /// limit before it loads the first task's stack pointer.
-    #[inline(always)]
-    pub fn guard_off() {}
+/// Sets up the stack guards: 32-byte regions, no execution and no access (PMSAv7) or
+/// read-only (PMSAv8), one per task for the first tasks ([`guard_own`]) and one moved to
+/// the running task's guard at every switch for the others ([`guard`]); the default memory
+/// map stays in force elsewhere (PRIVDEFENA). Every guard region starts disabled. Returns
+/// `false` when nothing guards the stacks (no MPU, no stack limit: the canary is then the
+/// only guard).
+///
+/// # Safety
+/// Before the first task of a run, in privileged thread mode.
+pub unsafe fn guard_init() -> bool {
+    // SAFETY: System Control Space registers, present on every Cortex-M (MPU_TYPE reads 0
+    // without an MPU).
+    unsafe {
+        #[cfg(jostle_stack_limit)]
+        main_stack::limit();
+        let regions = (MPU_TYPE.read_volatile() >> 8) & 0xFF;
+        if regions == 0 {
+            GUARD_REGION = NO_MPU;
+            OWN_GUARDS = u32::MAX;
+            return pmsa::GUARDED_WITHOUT_MPU;
+        }
+        GUARD_REGION = regions - 1;
+        OWN_GUARDS = regions - 1;
+        pmsa::init();
+        // Only the regions still enabled are written: under QEMU every RBAR, RASR/RLAR or
+        // CTRL write flushes the translation cache (RNR and reads do not), and a run's tasks
+        // leave theirs disabled when they end.
+        for r in 0..regions {
+            MPU_RNR.write_volatile(r);
+            if MPU_RASR_RLAR.read_volatile() & 1 != 0 {
+                MPU_RASR_RLAR.write_volatile(0);
+            }
+        }
+        // ENABLE | PRIVDEFENA; HFNMIENA clear, so fault handlers may read the guard.
+        MPU_CTRL.write_volatile(0b101);
+        core::arch::asm!("dsb", "isb");
+        true
+    }
+}
+
+/// Does task `t` have a guard of its own (see [`OWN_GUARDS`]; without an MPU, PSPLIM is
+/// every task's own)?
+#[inline(always)]
+pub fn owns_guard(t: u8) -> bool {
+    // SAFETY: written only by `guard_init`, before the run's first task.
+    u32::from(t) < unsafe { OWN_GUARDS }
+}
+
+/// Guards the stack of task `t` (one that [`owns_guard`]) whose lowest address is `base`
+/// (32-byte aligned), from now until [`unguard`].
+///
+/// # Safety
+/// After [`guard_init`] returned `true`; nothing may write `base..base + 32` afterwards.
+pub unsafe fn guard_own(t: u8, base: usize) {
+    // SAFETY: region `t` exists (`t < OWN_GUARDS`, one fewer than the regions); the `dsb`
+    // makes it take effect before the task runs.
+    unsafe {
+        if GUARD_REGION == NO_MPU {
+            return;
+        }
+        pmsa::set(u32::from(t), base);
+        core::arch::asm!("dsb", options(nostack, preserves_flags));
+    }
+}
+
+/// Lifts task `t`'s guard region (it ended: its stack may be laid out again for another
+/// task). For a task that does not [`owns_guard`], lifts the shared guard.
+///
+/// # Safety
+/// After [`guard_init`] returned `true`.
+pub unsafe fn unguard(t: u8) {
+    // SAFETY: selecting a region and disabling it.
+    unsafe {
+        if GUARD_REGION == NO_MPU {
+            return;
+        }
+        let region = if owns_guard(t) {
+            u32::from(t)
+        } else {
+            GUARD_REGION
+        };
+        MPU_RNR.write_volatile(region);
+        MPU_RASR_RLAR.write_volatile(0);
+        core::arch::asm!("dsb", options(nostack, preserves_flags));
+    }
+}
+
+/// Moves the shared guard to the stack whose lowest address is `base` (32-byte aligned),
+/// for a task that does not [`owns_guard`] (so the CPU has an MPU).
+///
+/// # Safety
+/// After [`guard_init`] returned `true`.
+#[inline(always)]
+pub unsafe fn guard(base: usize) {
+    // SAFETY: the shared region exists; the `dsb` makes it take effect before the task runs
+    // (the exception return or the switch's `pop` is the synchronising point for
+    // instruction fetches).
+    unsafe {
+        pmsa::set(GUARD_REGION, base);
+        core::arch::asm!("dsb", options(nostack, preserves_flags));
+    }
+}
+
+/// Runs `f` with the guards out of the way of QEMU's semihosting (see
+/// [`crate::port::unguarded`]).
+///
+/// # Safety
+/// After [`guard_init`] returned `true`; `f` must reach no scheduling point.
+#[inline(always)]
+pub unsafe fn unguarded<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: per the contract (on PMSAv7 `guard_init` returns `true` only with an MPU).
+    unsafe { pmsa::unguarded(f) }
+}
+
+/// Turns the MPU off (before a restart, whose startup code writes every stack). ARMv8-M's
+/// stack limit needs nothing: startup runs on the main stack, and `arch::enter` clears the
+/// limit before it loads the first task's stack pointer.
+#[inline(always)]
+pub fn guard_off() {
+    // SAFETY: clearing MPU_CTRL only restores the default memory map (without an MPU the
+    // register reads as zero and ignores writes).
+    unsafe {
+        MPU_CTRL.write_volatile(0);
+        core::arch::asm!("dsb", "isb", options(nostack, preserves_flags));
+    }
+}
+
+#[cfg(jostle_stack_limit)]
+pub mod main_stack {
+    //! The main stack (MSP: every handler's, and a framework's task 0 adopted on it), on
+    //! ARMv8-M mainline: MSPLIM at its bottom, so a handler that overflows it faults at the
+    //! instruction that would move the stack pointer below (STKOF) instead of writing the
+    //! statics under it, and the run ends as that handler's `stack_overflow`. The limit sits
+    //! [`FAULT_RESERVE`] bytes above the bottom: the HardFault handler clears MSPLIM first
+    //! thing (`crate::exception_handlers!`) and reports from the reserve.
+
+    unsafe extern "C" {
+        /// The main stack's lowest address: the end of the statics (`.uninit` included),
+        /// from cortex-m-rt's linker script (0.7.5 and later, which every board requires).
+        static _stack_end: u32;
+    }
+
+    /// Bytes below the limit for the HardFault handler's own frames, which report the
+    /// overflow and end the run: its report of `handler_overflow` on the mps2-an505 wrote
+    /// 196 of them (the lowest word written below the limit, read before the run's end).
+    pub const FAULT_RESERVE: usize = 1024;
+
+    /// The main stack: its lowest address and its top (the vector table's first word, the
+    /// stack pointer a reset and the kernel's `enter` give it).
+    pub fn bounds() -> (usize, usize) {
+        // SAFETY: VTOR and the vector table's first word are always readable; only the
+        // address of `_stack_end` is taken.
+        unsafe {
+            let vtor = (*cortex_m::peripheral::SCB::PTR).vtor.read();
+            let top = (vtor as *const u32).read_volatile() as usize;
+            (&raw const _stack_end as usize, top)
+        }
+    }
+
+    /// Sets MSPLIM [`FAULT_RESERVE`] bytes above the main stack's bottom.
+    ///
+    /// # Safety
+    /// Privileged; the main stack pointer above that limit (at a run's start it is near the
+    /// top).
+    pub unsafe fn limit() {
+        let limit = (bounds().0 + FAULT_RESERVE) as u32;
+        // SAFETY: per the contract.
+        unsafe { core::arch::asm!("msr msplim, {}", in(reg) limit, options(nomem, nostack)) };
+    }
 }
 
 /// The lowest address the stack whose lowest address is `base` may hold: above its 32-byte
-/// guard.
+/// guard (ARMv8-M's PSPLIM).
 #[inline(always)]
 pub fn limit(base: usize) -> u32 {
     (base + super::super::CANARY_WORDS * 4) as u32
 }
-
-#[cfg(not(jostle_stack_limit))]
-pub use mpu::*;
-#[cfg(jostle_stack_limit)]
-pub use stack_limit::*;

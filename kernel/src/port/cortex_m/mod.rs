@@ -31,6 +31,11 @@ use core::mem::MaybeUninit;
 use core::panic::{Location, PanicInfo};
 
 pub use fault::{FaultContext, report_hard_fault};
+
+/// Does the CPU limit the main stack (ARMv8-M mainline's MSPLIM; `guard::main_stack`)? The
+/// HardFault handler's assembly then lifts the limit first.
+#[doc(hidden)]
+pub const MAIN_STACK_LIMIT: bool = cfg!(jostle_stack_limit);
 pub use framework::{
     HandlerEntry, adopt, idle, irq_enter_active, irq_exit_active, name_context, next_poll,
     poll_enter, poll_exit, prio_mask, register_irq, register_polled, return_addresses, set_firing,
@@ -78,8 +83,8 @@ fn ending() {
 #[repr(C)]
 struct Kernel {
     current: TaskId,
-    /// Whether the MPU guards the tasks' stacks (else the canary is checked at every
-    /// switch).
+    /// Whether the MPU or the stack limit guards the tasks' stacks (else the canary is
+    /// checked at every switch).
     guarded: bool,
     core: Core<DefmtSink>,
     /// Saved stack pointer of each stopped task.
@@ -499,8 +504,8 @@ unsafe fn switch_task(save: *mut u32, t: TaskId) {
     unsafe {
         let k = kernel();
         // The MPU guards every stack: the first tasks' with regions of their own, set
-        // when they were laid out; a later task's with the shared region, moved here.
-        // Without an MPU, the canary is checked whenever a task is switched out (and at
+        // when they were laid out; a later task's with the shared region, moved here (on
+        // ARMv8-M PSPLIM too, loaded by the switch). Without either, the canary is checked whenever a task is switched out (and at
         // its end).
         if (*k).guarded {
             if !guard::owns_guard(t) {
@@ -515,16 +520,18 @@ unsafe fn switch_task(save: *mut u32, t: TaskId) {
     }
 }
 
-/// Ends the run with a stack overflow if task `t`'s canary was overwritten.
+/// Ends the run with a stack overflow if task `t`'s canary was overwritten. Inlined: without
+/// an MPU (the micro:bit's Cortex-M0) it runs at every switch, eight loads and compares; the
+/// report is out of line.
 ///
 /// # Safety
 /// The kernel must be running.
+#[inline(always)]
 unsafe fn check_canary(t: TaskId) {
     // SAFETY: the stack region was recorded by `prepare`.
     unsafe {
-        let k = kernel();
-        let (base, size) = (*k).stacks[t as usize];
-        // One test per switch, unrolled: the canary words XOR the pattern, or-ed together.
+        let base = (*kernel()).stacks[t as usize].0;
+        // Unrolled (a loop over the words stays a loop on ARMv6-M: five instructions a word).
         let w = &*(base as *const [u32; CANARY_WORDS]);
         let changed = (w[0] ^ CANARY)
             | (w[1] ^ CANARY)
@@ -535,24 +542,40 @@ unsafe fn check_canary(t: TaskId) {
             | (w[6] ^ CANARY)
             | (w[7] ^ CANARY);
         if changed != 0 {
-            ending();
-            let sp: u32;
-            core::arch::asm!("mov {}, sp", out(reg) sp);
-            let depth = (base + size).saturating_sub(sp as usize) as u32;
-            Event::StackOverflow {
-                t,
-                depth,
-                size: size as u32,
-            }
-            .emit_defmt();
-            (*k).core.abort(Verdict::StackOverflow);
-            finish(Verdict::StackOverflow.exit_code());
+            canary_broken(t);
         }
     }
 }
 
-/// Runs `f` with the running task's stack guard (the MPU) lifted: for a board whose output
-/// goes through the CPU's view of memory, as QEMU's semihosting does.
+/// Reports task `t`'s overwritten canary and ends the run.
+///
+/// # Safety
+/// As for [`check_canary`].
+#[cold]
+#[inline(never)]
+unsafe fn canary_broken(t: TaskId) -> ! {
+    // SAFETY: per the contract.
+    unsafe {
+        let k = kernel();
+        let (base, size) = (*k).stacks[t as usize];
+        ending();
+        let sp: u32;
+        core::arch::asm!("mov {}, sp", out(reg) sp);
+        let depth = (base + size).saturating_sub(sp as usize) as u32;
+        Event::StackOverflow {
+            t,
+            depth,
+            size: size as u32,
+        }
+        .emit_defmt();
+        (*k).core.abort(Verdict::StackOverflow);
+        finish(Verdict::StackOverflow.exit_code())
+    }
+}
+
+/// Runs `f` with the running task's stack guard (a no-access MPU region) lifted: for a
+/// board whose output goes through the CPU's view of memory, as QEMU's semihosting does.
+/// (ARMv8-M's read-only guards stay up: reading through them is allowed.)
 ///
 /// QEMU reads a semihosting call's parameter block and buffer as a debugger would, but
 /// through the MPU, translating each 1 KiB page by its *first* address: when a task's stack
@@ -563,7 +586,7 @@ unsafe fn check_canary(t: TaskId) {
 /// `f` must reach no scheduling point (a logger's write, inside its critical section).
 pub fn unguarded<R>(f: impl FnOnce() -> R) -> R {
     // SAFETY: `guarded` is read only once the kernel is started (before, the MPU is off);
-    // it is true only when `guard_init` found an MPU.
+    // it is true only when `guard_init` found an MPU or a stack limit.
     if started() && unsafe { (*kernel()).guarded } {
         // SAFETY: as above; `f` switches no task (the caller's contract).
         unsafe { guard::unguarded(f) }
