@@ -149,9 +149,12 @@ fn an_app_that_halts_in_its_panic_handler_panicked_and_its_campaign_fails() {
     let fw = test_app_bin("app-endings", "app-halts");
     let fw_text = fw.to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
+    // Three seconds of silence: the other tests of this binary run campaigns beside it, and
+    // a QEMU starved of CPU may not have reached the panic within one (seen in a fresh
+    // clone's first run: "timeout after 0 steps").
     let out = jostle_in(
         dir.path(),
-        &["run", fw_text, "--arg", "3", "--timeout", "1"],
+        &["run", fw_text, "--arg", "3", "--timeout", "3"],
     );
     let shown = stdout(&out);
     assert_eq!(out.status.code(), Some(11), "{}", text(&out));
@@ -172,7 +175,7 @@ fn an_app_that_halts_in_its_panic_handler_panicked_and_its_campaign_fails() {
             "--arg",
             "3",
             "--timeout",
-            "1",
+            "3",
             "--phase1-runs",
             "2",
             "--runs-per-candidate",
