@@ -216,14 +216,18 @@ fn campaign_counts_of_any_size_plan_nothing_ahead_and_a_budget_or_a_signal_ends_
 }
 
 /// The bytes of `rf_fig1`'s first served run under `jostle run ELF --seed 0`, through the
-/// end of its `RunEnd` frame, recorded by a QEMU that copies its frame channel (fd 3).
+/// end of its `RunEnd` frame, recorded by a QEMU that copies its frame channel (fd 3). The
+/// copier (`tee`) runs in a session of its own and goes on past a closed pipe: jostle kills
+/// QEMU's process group once it has the run, and `tee` writes fd 3 before the file, so a
+/// `tee` in that group could die before the file had the bytes (seen once in a fresh
+/// clone's first run); the file is read once it holds the run's end.
 fn recorded_run(dir: &Path, fw: &Path) -> Vec<u8> {
     let rec = dir.join("recorded.bin");
     let recorder = fake_qemu(
         dir,
         "qemu-records",
         &format!(
-            "{{ qemu-system-arm \"$@\" 3>&1 1>&4 | tee '{}' >&3; }} 4>&1",
+            "{{ qemu-system-arm \"$@\" 3>&1 1>&4 | setsid tee -p '{}' >&3; }} 4>&1",
             rec.display()
         ),
     );
@@ -240,13 +244,23 @@ fn recorded_run(dir: &Path, fw: &Path) -> Vec<u8> {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(11), "{}", text(&out));
-    let bytes = std::fs::read(&rec).unwrap();
     let table = jostle_host_tools::trace::elf::Firmware::load(fw)
         .unwrap()
         .table;
-    let mut ends = jostle_host_tools::trace::decode::RunStarts::ends(&table).unwrap();
-    let end = ends.scan(&bytes)[0];
-    bytes[..end].to_vec()
+    let waited = std::time::Instant::now();
+    loop {
+        let bytes = std::fs::read(&rec).unwrap_or_default();
+        let mut ends = jostle_host_tools::trace::decode::RunStarts::ends(&table).unwrap();
+        if let Some(&end) = ends.scan(&bytes).first() {
+            return bytes[..end].to_vec();
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(10),
+            "the recording holds no run's end ({} bytes)",
+            bytes.len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// A QEMU whose first boot writes `bytes` and dies of SIGKILL (as the OOM killer kills);
