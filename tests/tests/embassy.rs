@@ -166,58 +166,10 @@ fn buggy_embassy_apps_are_found_named_shrunk_and_replayed() {
     }
 }
 
-/// An app written as Embassy's examples are, outside this workspace: a button task and a
-/// display task share a "pressed" count and an `AtomicWaker`; the display waits for a
-/// notification, then reads the count. Both buttons' debounce timers expire at the same
-/// tick: Embassy polls both before the display, Jostle's scheduler may not.
-const USER_APP: &str = r#"#![no_std]
-#![no_main]
-
-use core::future::poll_fn;
-use core::sync::atomic::{AtomicU32, Ordering};
-use core::task::Poll;
-use embassy_executor::Spawner;
-use embassy_futures::yield_now;
-use embassy_sync::waitqueue::AtomicWaker;
-use embassy_time::Timer;
-use panic_semihosting as _;
-
-static PRESSES: AtomicU32 = AtomicU32::new(0);
-static PRESSED: AtomicWaker = AtomicWaker::new();
-
-#[embassy_executor::task(pool_size = 2)]
-async fn button() {
-    Timer::after_millis(20).await;
-    PRESSES.fetch_add(1, Ordering::Relaxed);
-    PRESSED.wake();
+/// The buttons app ([`embassy_buttons_app`]) as a QEMU app: no_std, its own panic crate.
+fn user_app() -> String {
+    embassy_buttons_app("#![no_std]\n#![no_main]\n\nuse panic_semihosting as _;\n\n")
 }
-
-#[embassy_executor::task]
-async fn display() {
-    let mut shown = 0;
-    while shown < 2 {
-        let mut armed = false;
-        poll_fn(|cx| {
-            if armed {
-                return Poll::Ready(());
-            }
-            PRESSED.register(cx.waker());
-            armed = true;
-            Poll::Pending
-        })
-        .await;
-        shown += PRESSES.swap(0, Ordering::Relaxed);
-        yield_now().await;
-    }
-}
-
-#[embassy_executor::main]
-async fn main(spawner: Spawner) {
-    spawner.spawn(display().unwrap());
-    spawner.spawn(button().unwrap());
-    spawner.spawn(button().unwrap());
-}
-"#;
 
 #[test]
 fn an_embassy_app_outside_the_workspace_builds_with_the_documented_lines_and_its_lost_wake_up_is_found()
@@ -236,7 +188,7 @@ cortex-m-semihosting = "0.5"
 panic-semihosting = { version = "0.7", features = ["exit"] }"#,
         &["embassy-executor", "portable-atomic", "panic-semihosting"],
         "\nrunner = \"jostle campaign\"",
-        USER_APP,
+        &user_app(),
     );
 
     let started = Instant::now();
@@ -248,7 +200,7 @@ panic-semihosting = { version = "0.7", features = ["exit"] }"#,
     );
     assert_eq!(run.status.code(), Some(40), "{}", text(&run));
     let stdout = String::from_utf8_lossy(&run.stdout);
-    let register = USER_APP
+    let register = user_app()
         .lines()
         .position(|l| l.contains("PRESSED.register"))
         .unwrap()

@@ -9,54 +9,10 @@ mod common;
 use common::*;
 use std::path::Path;
 
-/// A display task waits for "a button was pressed" notifications from a pool of two button
-/// tasks and counts the presses; the notification carries no state, so one sent while the
-/// display is busy between two waits is lost, and the display waits for ever.
-const LOST: &str = r#"use core::future::poll_fn;
-use core::sync::atomic::{AtomicU32, Ordering};
-use core::task::Poll;
-use embassy_executor::Spawner;
-use embassy_futures::yield_now;
-use embassy_sync::waitqueue::AtomicWaker;
-use embassy_time::Timer;
-
-static PRESSES: AtomicU32 = AtomicU32::new(0);
-static PRESSED: AtomicWaker = AtomicWaker::new();
-
-#[embassy_executor::task(pool_size = 2)]
-async fn button() {
-    Timer::after_millis(20).await;
-    PRESSES.fetch_add(1, Ordering::Relaxed);
-    PRESSED.wake();
+/// The buttons app ([`embassy_buttons_app`]), as a host program.
+fn lost_app() -> String {
+    embassy_buttons_app("")
 }
-
-#[embassy_executor::task]
-async fn display() {
-    let mut shown = 0;
-    while shown < 2 {
-        let mut armed = false;
-        poll_fn(|cx| {
-            if armed {
-                return Poll::Ready(());
-            }
-            PRESSED.register(cx.waker());
-            armed = true;
-            Poll::Pending
-        })
-        .await;
-        shown += PRESSES.swap(0, Ordering::Relaxed);
-        yield_now().await;
-    }
-    println!("shown {shown}");
-}
-
-#[embassy_executor::main]
-async fn main(spawner: Spawner) {
-    spawner.spawn(display().unwrap());
-    spawner.spawn(button().unwrap());
-    spawner.spawn(button().unwrap());
-}
-"#;
 
 /// The fix: the presses are counted in a `Signal`'s state, which a press sent while the
 /// display is busy keeps.
@@ -123,7 +79,7 @@ debug = true
         ws.join("shims/portable-atomic").display()
     );
     std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(project.join("src/bin/lost.rs"), LOST).unwrap();
+    std::fs::write(project.join("src/bin/lost.rs"), lost_app()).unwrap();
     std::fs::write(project.join("src/bin/fixed.rs"), FIXED).unwrap();
     std::fs::copy(
         ws.join("rust-toolchain.toml"),
@@ -172,7 +128,7 @@ fn a_std_shaped_embassy_app_runs_on_the_host_port_and_its_lost_wake_up_is_found(
         .iter()
         .find(|f| f["verdict"] == "lost_wake")
         .unwrap_or_else(|| panic!("no lost_wake: {r:#}"));
-    let register = LOST
+    let register = lost_app()
         .lines()
         .position(|l| l.contains("PRESSED.register"))
         .unwrap()

@@ -540,3 +540,59 @@ pub fn shrunk_entries(shrunk: &serde_json::Value) -> u64 {
         .filter(|e| !e.is_empty())
         .count() as u64
 }
+
+/// An Embassy app with a lost wake-up, written as Embassy's examples are (the end-to-end
+/// tests' "buttons" app, on QEMU and on the host port): a pool of two button tasks count
+/// presses and notify a display task through an `AtomicWaker`; the display waits for a
+/// notification, then reads the count. The notification carries no state: one sent while the
+/// display is not registered is lost. Both buttons' timers expire at the same tick: Embassy
+/// polls both before the display, Jostle's scheduler may not. `header` comes first (the
+/// device's `#![no_std]`, `#![no_main]` and panic crate).
+pub fn embassy_buttons_app(header: &str) -> String {
+    format!("{header}{EMBASSY_BUTTONS}")
+}
+
+const EMBASSY_BUTTONS: &str = r#"use core::future::poll_fn;
+use core::sync::atomic::{AtomicU32, Ordering};
+use core::task::Poll;
+use embassy_executor::Spawner;
+use embassy_futures::yield_now;
+use embassy_sync::waitqueue::AtomicWaker;
+use embassy_time::Timer;
+
+static PRESSES: AtomicU32 = AtomicU32::new(0);
+static PRESSED: AtomicWaker = AtomicWaker::new();
+
+#[embassy_executor::task(pool_size = 2)]
+async fn button() {
+    Timer::after_millis(20).await;
+    PRESSES.fetch_add(1, Ordering::Relaxed);
+    PRESSED.wake();
+}
+
+#[embassy_executor::task]
+async fn display() {
+    let mut shown = 0;
+    while shown < 2 {
+        let mut armed = false;
+        poll_fn(|cx| {
+            if armed {
+                return Poll::Ready(());
+            }
+            PRESSED.register(cx.waker());
+            armed = true;
+            Poll::Pending
+        })
+        .await;
+        shown += PRESSES.swap(0, Ordering::Relaxed);
+        yield_now().await;
+    }
+}
+
+#[embassy_executor::main]
+async fn main(spawner: Spawner) {
+    spawner.spawn(display().unwrap());
+    spawner.spawn(button().unwrap());
+    spawner.spawn(button().unwrap());
+}
+"#;
