@@ -22,10 +22,7 @@ struct Settings {
     offset: u32,
 }
 
-static SETTINGS: Mutex<ThreadModeRawMutex, Settings> = Mutex::new(Settings {
-    gain: 1,
-    offset: 0,
-});
+static SETTINGS: Mutex<ThreadModeRawMutex, Settings> = Mutex::new(Settings { gain: 1, offset: 0 });
 
 #[embassy_executor::task]
 async fn calibrator() {
