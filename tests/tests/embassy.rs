@@ -77,6 +77,19 @@ fn outside_target() -> std::path::PathBuf {
     target_dir().join("embassy-outside")
 }
 
+/// Builds `project` (written outside the workspace) as its user would, into the shared
+/// outside target directory: its binary `bin`.
+fn build_outside(project: &Path, bin: &str) -> std::path::PathBuf {
+    let target = outside_target();
+    let build = user_cargo(
+        project,
+        &["build", "--release"],
+        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
+    );
+    assert!(build.status.success(), "{}", text(&build));
+    target.join("thumbv7m-none-eabi/release").join(bin)
+}
+
 fn campaign(elf: &Path, dir: &Path) -> std::process::Output {
     app_campaign(dir, elf, BUDGET)
 }
@@ -398,14 +411,7 @@ async fn main(spawner: Spawner) {
         project.join("rust-toolchain.toml"),
     )
     .unwrap();
-    let target = outside_target();
-    let build = user_cargo(
-        &project,
-        &["build", "--release"],
-        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
-    );
-    assert!(build.status.success(), "{}", text(&build));
-    let elf = target.join("thumbv7m-none-eabi/release/blinky");
+    let elf = build_outside(&project, "blinky");
     let out = jostle_in(
         tmp.path(),
         &["campaign", elf.to_str().unwrap(), "--budget", "4"],
@@ -458,14 +464,7 @@ panic-halt = "1""#,
         "",
         app,
     );
-    let target = outside_target();
-    let build = user_cargo(
-        &project,
-        &["build", "--release"],
-        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
-    );
-    assert!(build.status.success(), "{}", text(&build));
-    let elf = target.join("thumbv7m-none-eabi/release/halting");
+    let elf = build_outside(&project, "halting");
     let out = jostle_in(
         tmp.path(),
         &["campaign", elf.to_str().unwrap(), "--budget", "20"],
