@@ -57,7 +57,10 @@ impl<T, const N: usize> Vec<T, N> {
     /// Removes element `i`, moving the last one into its place.
     pub fn swap_remove(&mut self, i: usize) -> T {
         let last = self.len - 1;
-        self.swap(i, last);
+        // Not onto itself: a swap of one element with itself is a call to `memmove`.
+        if i != last {
+            self.swap(i, last);
+        }
         self.pop().expect("not empty")
     }
 }

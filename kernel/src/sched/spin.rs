@@ -143,9 +143,17 @@ impl SpinWatch {
         }
     }
 
-    /// Something changed (or the task is no longer alone): the watch starts over.
+    /// Something changed (or the task is no longer alone): the watch starts over. Only the
+    /// flags: [`SpinWatch::observe`] writes every other field before it reads it (an
+    /// anchor before the hash, a completed iteration before `last`, `since` and
+    /// `last_reads`, a read before `read`), and this runs at every step that makes
+    /// progress, where clearing the whole watch cost some 45 instructions.
+    #[inline(always)]
     pub(super) fn reset(&mut self) {
-        *self = SpinWatch::default();
+        self.anchored = false;
+        self.completed = false;
+        self.starved = false;
+        self.reads = false;
     }
 }
 

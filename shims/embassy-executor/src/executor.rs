@@ -162,13 +162,16 @@ fn task_main() {
             c: executor,
         });
         header.queued.set(false);
+        header.woke_itself.set(false);
         // The futures still waiting on a deadline set the task's timer again as they are
         // polled: a timer no future waits on wakes nobody.
         if header.timer_at.replace(u64::MAX) != u64::MAX {
             clock::cancel_timer(g);
         }
         let done = header.poll().is_ready();
-        port::point(Op::Release {
+        // No decision before the release (`Core::execute_now`: it commutes with every
+        // other context's operation); the next one is at the wait or the acquire below.
+        port::execute_now(Op::Release {
             s: site,
             l: executor,
         });
@@ -177,6 +180,11 @@ fn task_main() {
         }
         // While a timer is pending, tasks whose polls only wake each other let time pass.
         clock::poll_pending();
+        if header.woke_itself.get() {
+            // Woken by itself during the poll (no signal to wait for): ready again, it
+            // competes for the next poll at the acquire.
+            continue;
+        }
         clock::sleep(g, 0, header.wait_pcs.get());
         port::point(Op::Wait { s: site, g });
     }

@@ -26,6 +26,8 @@ pub struct TaskHeader {
     /// Woken since its last poll began: a wake that finds it set sends nothing (the task
     /// will poll anyway), as Embassy's run queue does not queue a task twice.
     pub(crate) queued: Cell<bool>,
+    /// Woken by itself during its poll, with no signal sent (see [`wake_header`]).
+    pub(crate) woke_itself: Cell<bool>,
     /// The deadline of its timer, `u64::MAX` when none (see `crate::time_driver`).
     pub(crate) timer_at: Cell<u64>,
     /// The Jostle task running it (an interrupt executor's task: its handler context).
@@ -57,6 +59,7 @@ impl TaskHeader {
             #[cfg(not(target_os = "none"))]
             run: Cell::new(0),
             queued: Cell::new(false),
+            woke_itself: Cell::new(false),
             timer_at: Cell::new(u64::MAX),
             task: Cell::new(0),
             source: Cell::new(crate::executor::NO_SOURCE),
@@ -197,6 +200,7 @@ impl<F: Future + 'static> TaskStorage<F> {
         // SAFETY: the storage was free: nothing else refers to its future.
         unsafe { (*self.future.get()).write(future()) };
         self.header.queued.set(false);
+        self.header.woke_itself.set(false);
         self.header.timer_at.set(u64::MAX);
         self.header.executor.set(0);
         self.header.pool.set((self as *const Self as usize, 0xFF));
@@ -328,7 +332,11 @@ pub(crate) fn waker_entries() -> [usize; 2] {
 
 /// Wakes the task: its wake-up signal, unless it is queued already. At the full trace
 /// level the wake names where it comes from (`WakeFrom`: the return addresses on the
-/// waker's stack, which the host resolves to the application's line).
+/// waker's stack, which the host resolves to the application's line). A task that wakes
+/// itself (only its poll runs its code: `yield_now`, a future that asks to be polled
+/// again) sends nothing: only it waits on its signal, so the signal and its own wait would
+/// cancel out, an edge of its own program order; it is marked instead, and after the poll
+/// it goes back to the executor's lock without waiting.
 #[track_caller]
 fn wake_header(header: &'static TaskHeader) {
     if !header.is_spawned() || header.executor.get() == 0 || header.queued.replace(true) {
@@ -337,6 +345,10 @@ fn wake_header(header: &'static TaskHeader) {
     #[cfg(target_os = "none")]
     if crate::executor::ExecutorCore::of(header.executor.get()).is_interrupt() {
         return crate::interrupt::request(header, core::panic::Location::caller());
+    }
+    if header.task.get() == jostle_kernel::port::current() {
+        header.woke_itself.set(true);
+        return;
     }
     let g = header.wake_signal();
     if jostle_kernel::port::values_traced() {

@@ -693,6 +693,22 @@ pub fn point(op: Op) {
     }
 }
 
+/// The running task executes the release `op` at once, with no decision before it
+/// (`Core::execute_now`: a release commutes with every other context's operation); in a
+/// handler, a point as any other.
+#[inline(never)]
+pub fn execute_now(op: Op) {
+    // SAFETY: as in `point`.
+    unsafe {
+        let me = (*kernel()).current;
+        if me >= IRQ_CONTEXT {
+            return handler_point(me, op);
+        }
+        let next = (*kernel()).core.execute_now(me, op);
+        switch_to(me, next);
+    }
+}
+
 /// The running task stops before a yield at site `s`; returns when it has been chosen and
 /// the yield executed. [`point`]'s split for yields (`Core::yield_point`): a yield is lean
 /// under every strategy, also one that sees yields, without a test on accesses' path. The

@@ -383,6 +383,19 @@ pub fn point(op: Op) {
     go(me, next);
 }
 
+/// The running task executes the release `op` at once, with no decision before it
+/// (`Core::execute_now`); in a handler, a point as any other.
+pub fn execute_now(op: Op) {
+    let me = ME.with(Cell::get);
+    if me >= IRQ_CONTEXT {
+        return point(op);
+    }
+    let Some(next) = with(|st| st.ended.is_none().then(|| st.core.execute_now(me, op))) else {
+        return;
+    };
+    go(me, next);
+}
+
 /// The running task performed the compare-and-swap at `s` on `a` (see `Core::cas_outcome`).
 pub fn cas_done(s: u32, a: u32, ord: u8, failure_ord: u8, ok: bool) {
     let me = ME.with(Cell::get);
