@@ -40,6 +40,7 @@ impl<T, const N: usize> Vec<T, N> {
     }
 
     /// Removes and returns the last element.
+    #[inline]
     pub fn pop(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;

@@ -211,10 +211,18 @@ impl<K: Sink> Core<K> {
     /// The most urgent eligible source (lowest priority number, then index) that is due
     /// (or that a strategy asked to fire next), or any eligible one with `any`; `only_requested`
     /// leaves spontaneous sources out.
+    /// Inline, the test for firmware with no source (no call at every decision).
+    #[inline(always)]
     pub(super) fn irq_to_fire(&self, any: bool, only_requested: bool) -> Option<u8> {
         if self.irqs.is_empty() {
             return None;
         }
+        self.irq_to_fire_among(any, only_requested)
+    }
+
+    /// [`Core::irq_to_fire`] when there are sources.
+    #[inline(never)]
+    fn irq_to_fire_among(&self, any: bool, only_requested: bool) -> Option<u8> {
         let above = self.context_priority();
         let mut best: Option<usize> = None;
         for i in 0..self.irqs.len() {
@@ -560,10 +568,17 @@ impl<K: Sink> Core<K> {
     /// here (at a decision of the tasks' context, or where the running handler settles its
     /// pends), asked for as a strategy's request: it then competes by urgency with the
     /// firings due, as the recorded run's drawn one did.
+    #[inline(always)]
     pub(super) fn ask_replayed_firing(&mut self) {
         if self.draws_firings || self.fire_next.is_some() {
             return;
         }
+        self.ask_strategy_for_firing();
+    }
+
+    /// [`Core::ask_replayed_firing`] past its test.
+    #[inline(never)]
+    fn ask_strategy_for_firing(&mut self) {
         let running = self.irq_running.last().map(|&i| irq_context(i));
         let view = crate::strategy::View {
             slots: &self.slots,

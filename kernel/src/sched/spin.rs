@@ -161,18 +161,10 @@ impl<K: Sink> Core<K> {
     /// Task or handler `t` executed `op` (the general loop's step): spin marks, progress,
     /// and the lone task's iterations. A compare-and-swap waits for its outcome
     /// ([`Core::cas_spin`]).
+    #[inline(always)]
     pub(super) fn note_spin(&mut self, t: TaskId, op: &Op) {
         match op.observes() {
-            Some((s, a)) => {
-                if matches!(op, Op::Yield { .. }) {
-                    self.spin_mark(t);
-                }
-                if self.solo && (t as usize) < crate::task::MAX_TASKS {
-                    let read = matches!(op, Op::Read { .. } | Op::AtomicAccess { .. });
-                    let bound = self.starvation_bound();
-                    self.watch.observe(t, s, a, read, self.steps, bound);
-                }
-            }
+            Some((s, a)) => self.note_observing(t, op, s, a),
             None if matches!(
                 op,
                 Op::AtomicAccess {
@@ -186,6 +178,21 @@ impl<K: Sink> Core<K> {
                 }
                 self.progressed()
             }
+        }
+    }
+
+    /// [`Core::note_spin`] for an operation that changes nothing (a read, a yield), at site
+    /// `s` on location `a`: a spin mark, and the lone task's iterations. Out of line: the
+    /// operations that do change something (locks, signals, writes) pass by cheaply.
+    #[inline(never)]
+    fn note_observing(&mut self, t: TaskId, op: &Op, s: u32, a: u32) {
+        if matches!(op, Op::Yield { .. }) {
+            self.spin_mark(t);
+        }
+        if self.solo && (t as usize) < crate::task::MAX_TASKS {
+            let read = matches!(op, Op::Read { .. } | Op::AtomicAccess { .. });
+            let bound = self.starvation_bound();
+            self.watch.observe(t, s, a, read, self.steps, bound);
         }
     }
 
