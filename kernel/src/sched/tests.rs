@@ -101,6 +101,55 @@ fn join_waits_for_child_and_step_limit_ends_runs() {
     assert_eq!(c.steps(), 5);
 }
 
+/// Main spawns a task, takes lock 10 and stands before its release, the spawned task
+/// enabled (it only yields): the core and the task's id.
+fn holding_lock_beside_an_enabled_task(config: &Config) -> (Core<Rec>, TaskId) {
+    let mut c = Core::new(config, 0, Rec::default());
+    c.decide();
+    let a = c.reserve().unwrap();
+    for op in [Op::Spawn { s: 1, child: a }, Op::Acquire { s: 3, l: 10, c: 10 }] {
+        let mut next = c.point(0, op);
+        while next != Next::Run(0) {
+            assert_eq!(next, Next::Run(a));
+            next = c.point(a, Op::Yield { s: 2 });
+        }
+    }
+    (c, a)
+}
+
+#[test]
+fn a_release_executed_now_takes_no_decision_and_frees_the_lock() {
+    let release = Op::Release { s: 4, l: 10 };
+    let mut switched = 0;
+    for seed in 0..64 {
+        let config = Config {
+            seed,
+            ..Config::default()
+        };
+        // At a point before the release, the other task may go first...
+        let (mut c, a) = holding_lock_beside_an_enabled_task(&config);
+        if c.point(0, release) == Next::Run(a) {
+            switched += 1;
+        }
+        // ...executed now, the release never lets it: main goes on, the lock is free, and
+        // the release is a step with its event, as the loop's.
+        let (mut c, _) = holding_lock_beside_an_enabled_task(&config);
+        let steps = c.steps();
+        assert_eq!(c.execute_now(0, release), Next::Run(0), "seed {seed}");
+        assert_eq!(c.steps(), steps + 1);
+        assert_eq!(c.sink.0.last(), Some(&Event::Release { t: 0, s: 4, l: 10 }));
+        assert!(c.locks.is_empty());
+        // At the step limit, the loop ends the run there, as at any point.
+        let config = Config {
+            step_limit: steps,
+            ..config
+        };
+        let (mut c, _) = holding_lock_beside_an_enabled_task(&config);
+        assert_eq!(c.execute_now(0, release), Next::End(Verdict::StepLimit));
+    }
+    assert!(switched > 0, "the point before a release never switched");
+}
+
 #[test]
 fn trace_level_filters_accesses() {
     let config = Config {
