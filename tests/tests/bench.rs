@@ -152,8 +152,9 @@ fn bench_prints_the_host_port_against_shuttle_and_the_kernels_costs_beside_their
             "{text}"
         );
     }
-    // An Embassy task's poll step (four scheduling points and the poll) beside a task's
-    // yield point: more than one point, measured for one task and for two.
+    // An Embassy task's poll step (the acquire's decision, the release executed at once,
+    // the poll) beside a task's yield point: more than one point, measured for one task
+    // and for two.
     let poll = figure(&text, "embassy poll  1 task", "instructions");
     assert!(poll > 4.0 * alone, "{text}");
     assert!(

@@ -4,11 +4,14 @@
 //! Embassy polls one task at a time and a task gives the CPU back only at an `.await`
 //! that returns `Pending`. Here each spawned task is a Jostle task whose body loops: take
 //! the executor's lock, poll the future once, release the lock; if it is `Pending`, wait
-//! for its wake-up signal. Polls of one executor never interleave (the lock), as in
-//! Embassy, but which ready task polls next is the seeded scheduler's decision at each
-//! `Acquire` (Embassy's own order is one of its choices). A wake is a `Signal` (see
-//! [`crate::raw`]); a task waiting on a wake-up declares itself a sleeper first, so that a
-//! wake-up that never comes is the run's verdict (`lost_wake`), not a pass or a deadlock.
+//! for its wake-up signal, unless it woke itself during the poll. Polls of one executor
+//! never interleave (the lock), as in Embassy, but which ready task polls next is the
+//! seeded scheduler's decision at each `Acquire` (Embassy's own order is one of its
+//! choices). The release takes no decision (`port::execute_now`): it commutes with every
+//! other context's operation, so a decision before it would be one already made at the
+//! task's next point. A wake is a `Signal` (see [`crate::raw`]), a wake of itself none; a
+//! task waiting on a wake-up declares itself a sleeper first, so that a wake-up that never
+//! comes is the run's verdict (`lost_wake`), not a pass or a deadlock.
 
 use crate::raw::{TaskHeader, TaskRef};
 use crate::spawner::Spawner;

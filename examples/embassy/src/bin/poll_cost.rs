@@ -1,7 +1,7 @@
 //! Not an example: the measuring app of `jostle bench` (the cost of a poll step). SysTick
 //! under QEMU `-icount` counts instructions; a two-instruction loop calibrates it. One task
 //! yields `N` times (each poll a step of its own: the executor's lock taken and released,
-//! the self-wake, the wait), then two tasks yield `N` times each, taking turns.
+//! the self-wake), then two tasks yield `N` times each, taking turns.
 #![no_std]
 #![no_main]
 

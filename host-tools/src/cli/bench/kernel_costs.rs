@@ -300,7 +300,7 @@ pub(crate) fn poll_cost(args: &BenchArgs, task_point: f64) -> anyhow::Result<()>
     for line in outcome.logs.iter().filter(|l| l.starts_with("cost poll")) {
         let per_poll = field(line, "ticks") * per_tick / field(line, "polls").max(1.0);
         println!(
-            "embassy poll  {} task{}: {per_poll:>7.1} instructions per poll step (acquire, poll, self-wake, release, wait) beside a task's yield point {task_point:>6.1}; goal: poll step <= 1000",
+            "embassy poll  {} task{}: {per_poll:>7.1} instructions per poll step (acquire, poll with its self-wake, release) beside a task's yield point {task_point:>6.1}; goal: poll step <= 1000",
             field(line, "tasks"),
             if field(line, "tasks") > 1.0 {
                 "s taking turns"
