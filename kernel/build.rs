@@ -14,5 +14,16 @@ fn main() {
     if target.starts_with("thumb") && target.ends_with("eabihf") {
         println!("cargo::rustc-cfg=jostle_fpu");
     }
+    // The port, for the build scripts of crates that depend on the kernel
+    // (`DEP_JOSTLE_KERNEL_PORT`): `cortex-m`, `host`, or `none` (the checker's and host tools'
+    // kernel, or a firmware whose framework shim is missing).
+    let port = if std::env::var_os("CARGO_FEATURE_CORTEX_M").is_some() {
+        "cortex-m"
+    } else if std::env::var_os("CARGO_FEATURE_HOST").is_some() {
+        "host"
+    } else {
+        "none"
+    };
+    println!("cargo::metadata=port={port}");
     println!("cargo::rerun-if-changed=build.rs");
 }
