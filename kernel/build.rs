@@ -14,16 +14,14 @@ fn main() {
     if target.starts_with("thumb") && target.ends_with("eabihf") {
         println!("cargo::rustc-cfg=jostle_fpu");
     }
-    // The port, for the build scripts of crates that depend on the kernel
-    // (`DEP_JOSTLE_KERNEL_PORT`): `cortex-m`, `host`, or `none` (the checker's and host tools'
-    // kernel, or a firmware whose framework shim is missing).
-    let port = if std::env::var_os("CARGO_FEATURE_CORTEX_M").is_some() {
-        "cortex-m"
-    } else if std::env::var_os("CARGO_FEATURE_HOST").is_some() {
-        "host"
+    // Whose executor runs the tasks, for the build scripts of crates that depend on the
+    // kernel (`DEP_JOSTLE_KERNEL_EXECUTOR`): `embassy` when Jostle's embassy-executor is in
+    // the build, `none` otherwise.
+    let executor = if std::env::var_os("CARGO_FEATURE_EMBASSY").is_some() {
+        "embassy"
     } else {
         "none"
     };
-    println!("cargo::metadata=port={port}");
+    println!("cargo::metadata=executor={executor}");
     println!("cargo::rerun-if-changed=build.rs");
 }

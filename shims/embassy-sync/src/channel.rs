@@ -479,9 +479,7 @@ pub struct DynamicReceiver<'ch, T> {
     ends: Ends,
 }
 
-impl<'ch, M: RawMutex, T, const N: usize> From<Receiver<'ch, M, T, N>>
-    for DynamicReceiver<'ch, T>
-{
+impl<'ch, M: RawMutex, T, const N: usize> From<Receiver<'ch, M, T, N>> for DynamicReceiver<'ch, T> {
     fn from(r: Receiver<'ch, M, T, N>) -> Self {
         DynamicReceiver {
             real: r.real.into(),
@@ -592,9 +590,7 @@ impl<F: Future + Unpin> Future for Sending<F> {
 
 /// Future returned by [`Channel::send`] and [`Sender::send`].
 #[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct SendFuture<'ch, M: RawMutex, T, const N: usize>(
-    Sending<real::SendFuture<'ch, M, T, N>>,
-);
+pub struct SendFuture<'ch, M: RawMutex, T, const N: usize>(Sending<real::SendFuture<'ch, M, T, N>>);
 
 impl<M: RawMutex, T, const N: usize> Future for SendFuture<'_, M, T, N> {
     type Output = ();

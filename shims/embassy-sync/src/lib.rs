@@ -6,18 +6,18 @@
 // instrumented ones (an item named here shadows the glob's).
 pub use embassy_sync::*;
 
-#[cfg(not(jostle_no_port))]
+#[cfg(not(jostle_no_executor))]
 pub mod channel;
-#[cfg(not(jostle_no_port))]
+#[cfg(not(jostle_no_executor))]
 mod events;
-#[cfg(not(jostle_no_port))]
+#[cfg(not(jostle_no_executor))]
 pub mod mutex;
-#[cfg(not(jostle_no_port))]
+#[cfg(not(jostle_no_executor))]
 pub mod signal;
 
-// Jostle's kernel without a port: no Jostle executor (or other framework shim) is in the
-// app's build. The one error of the build, rather than one per call into the kernel.
-#[cfg(jostle_no_port)]
+// No Jostle executor in the app's build (nothing would run tasks on the kernel): the one
+// error of the build, rather than one per call into the kernel or a failed link.
+#[cfg(jostle_no_executor)]
 compile_error!(
     "jostle-embassy-sync: Jostle's embassy-executor is not in this build (its [patch.crates-io] line went unused: Jostle's stands in for embassy-executor 0.10 only)"
 );

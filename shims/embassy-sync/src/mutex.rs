@@ -44,7 +44,11 @@ impl<M: RawMutex, T: ?Sized> Mutex<M, T> {
     #[track_caller]
     pub fn try_lock(&self) -> Result<MutexGuard<'_, M, T>, TryLockError> {
         let real = self.real.try_lock()?;
-        Ok(MutexGuard::taken(real, self, events::site(Location::caller())))
+        Ok(MutexGuard::taken(
+            real,
+            self,
+            events::site(Location::caller()),
+        ))
     }
 
     /// Consumes this mutex, returning the underlying data.
