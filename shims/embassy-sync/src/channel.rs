@@ -10,7 +10,6 @@
 //! kernel would block on (a handler must not block).
 
 use crate::events;
-use crate::signal::Received;
 use core::future::Future;
 use core::panic::Location;
 use core::pin::Pin;
@@ -25,25 +24,19 @@ pub struct Channel<M: RawMutex, T, const N: usize> {
     real: real::Channel<M, T, N>,
 }
 
-/// Send events (before each attempt) and receive events (after each message), for the
-/// primitive at address `g`.
+/// Where a channel's events go: the channel's address (kept by every handle of it).
 #[derive(Clone, Copy)]
 struct Ends {
     g: usize,
 }
 
 impl Ends {
-    fn of<C>(channel: &C) -> Self {
-        Ends {
-            g: channel as *const C as usize,
-        }
-    }
-
     #[track_caller]
     fn sending(self) {
         events::sending(events::site(Location::caller()), self.g);
     }
 
+    /// `r`, after a receive event if `received`.
     #[track_caller]
     fn got<R>(self, received: bool, r: R) -> R {
         if received {
@@ -53,7 +46,7 @@ impl Ends {
     }
 
     #[track_caller]
-    fn receiving<F>(self, real: F) -> Received<F> {
+    fn receive<F>(self, real: F) -> Received<F> {
         Received {
             real,
             site: events::site(Location::caller()),
@@ -71,6 +64,110 @@ impl Ends {
     }
 }
 
+/// A channel's queries, the same on the channel and its static handles: the real one's.
+macro_rules! queries {
+    () => {
+        /// Returns the maximum number of elements the channel can hold.
+        pub const fn capacity(&self) -> usize {
+            N
+        }
+
+        /// Returns the free capacity of the channel.
+        pub fn free_capacity(&self) -> usize {
+            self.real.free_capacity()
+        }
+
+        /// Clears all elements in the channel.
+        pub fn clear(&self) {
+            self.real.clear()
+        }
+
+        /// Returns the number of elements currently in the channel.
+        pub fn len(&self) -> usize {
+            self.real.len()
+        }
+
+        /// Returns whether the channel is empty.
+        pub fn is_empty(&self) -> bool {
+            self.real.is_empty()
+        }
+
+        /// Returns whether the channel is full.
+        pub fn is_full(&self) -> bool {
+            self.real.is_full()
+        }
+    };
+}
+
+/// The sending side, the same on the channel and each sender; `$future` is what `send`
+/// returns.
+macro_rules! sends {
+    ($future:ty) => {
+        /// Sends a value, waiting until there is capacity (a send event before each attempt).
+        #[track_caller]
+        pub fn send(&self, message: T) -> $future {
+            self.ends().send(self.real.send(message))
+        }
+
+        /// Attempts to send a message at once (a send event before the attempt).
+        #[track_caller]
+        pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
+            self.ends().sending();
+            self.real.try_send(message)
+        }
+
+        /// Allows a poll_fn to poll until the channel is ready to send.
+        pub fn poll_ready_to_send(&self, cx: &mut Context<'_>) -> Poll<()> {
+            self.real.poll_ready_to_send(cx)
+        }
+    };
+}
+
+/// The receiving side, the same on the channel and each receiver; `$future` is what
+/// `receive` returns.
+macro_rules! receives {
+    ($future:ty) => {
+        /// Receives the next value, waiting until there is one (a receive event when it
+        /// comes).
+        #[track_caller]
+        pub fn receive(&self) -> $future {
+            self.ends().receive(self.real.receive())
+        }
+
+        /// Attempts to receive a message at once (a receive event when it gets one).
+        #[track_caller]
+        pub fn try_receive(&self) -> Result<T, TryReceiveError> {
+            let r = self.real.try_receive();
+            self.ends().got(r.is_ok(), r)
+        }
+
+        /// Polls the channel for the next message (a receive event when it gets one).
+        #[track_caller]
+        pub fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<T> {
+            let r = self.real.poll_receive(cx);
+            self.ends().got(r.is_ready(), r)
+        }
+
+        /// Allows a poll_fn to poll until the channel is ready to receive.
+        pub fn poll_ready_to_receive(&self, cx: &mut Context<'_>) -> Poll<()> {
+            self.real.poll_ready_to_receive(cx)
+        }
+    };
+}
+
+/// Peeking, where embassy-sync has it: no event (nothing is taken).
+macro_rules! peeks {
+    () => {
+        /// Peeks at the next value without taking it.
+        pub fn try_peek(&self) -> Result<T, TryReceiveError>
+        where
+            T: Clone,
+        {
+            self.real.try_peek()
+        }
+    };
+}
+
 impl<M: RawMutex, T, const N: usize> Channel<M, T, N> {
     /// Establish a new bounded channel.
     pub const fn new() -> Self {
@@ -80,14 +177,16 @@ impl<M: RawMutex, T, const N: usize> Channel<M, T, N> {
     }
 
     fn ends(&self) -> Ends {
-        Ends::of(self)
+        Ends {
+            g: self as *const Self as usize,
+        }
     }
 
     /// Get a sender for this channel.
     pub fn sender(&self) -> Sender<'_, M, T, N> {
         Sender {
             real: self.real.sender(),
-            ends: self.ends(),
+            at: self.ends(),
         }
     }
 
@@ -95,7 +194,7 @@ impl<M: RawMutex, T, const N: usize> Channel<M, T, N> {
     pub fn receiver(&self) -> Receiver<'_, M, T, N> {
         Receiver {
             real: self.real.receiver(),
-            ends: self.ends(),
+            at: self.ends(),
         }
     }
 
@@ -109,91 +208,15 @@ impl<M: RawMutex, T, const N: usize> Channel<M, T, N> {
         self.receiver().into()
     }
 
-    /// Send a value, waiting until there is capacity.
-    #[track_caller]
-    pub fn send(&self, message: T) -> SendFuture<'_, M, T, N> {
-        SendFuture(self.ends().send(self.real.send(message)))
-    }
-
-    /// Attempt to immediately send a message.
-    #[track_caller]
-    pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
-        self.ends().sending();
-        self.real.try_send(message)
-    }
-
-    /// Receive the next value, waiting until one is there.
-    #[track_caller]
-    pub fn receive(&self) -> ReceiveFuture<'_, M, T, N> {
-        ReceiveFuture(self.ends().receiving(self.real.receive()))
-    }
-
     /// Is a value ready to be received? (Waits; receives nothing.)
     pub fn ready_to_receive(&self) -> ReceiveReadyFuture<'_, M, T, N> {
         self.real.ready_to_receive()
     }
 
-    /// Attempt to immediately receive a message.
-    #[track_caller]
-    pub fn try_receive(&self) -> Result<T, TryReceiveError> {
-        let r = self.real.try_receive();
-        self.ends().got(r.is_ok(), r)
-    }
-
-    /// Peek at the next value without taking it.
-    pub fn try_peek(&self) -> Result<T, TryReceiveError>
-    where
-        T: Clone,
-    {
-        self.real.try_peek()
-    }
-
-    /// Poll the channel for the next message.
-    #[track_caller]
-    pub fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<T> {
-        let r = self.real.poll_receive(cx);
-        self.ends().got(r.is_ready(), r)
-    }
-
-    /// Allows a poll_fn to poll until the channel is ready to receive.
-    pub fn poll_ready_to_receive(&self, cx: &mut Context<'_>) -> Poll<()> {
-        self.real.poll_ready_to_receive(cx)
-    }
-
-    /// Allows a poll_fn to poll until the channel is ready to send.
-    pub fn poll_ready_to_send(&self, cx: &mut Context<'_>) -> Poll<()> {
-        self.real.poll_ready_to_send(cx)
-    }
-
-    /// Returns the maximum number of elements the channel can hold.
-    pub const fn capacity(&self) -> usize {
-        N
-    }
-
-    /// Returns the free capacity of the channel.
-    pub fn free_capacity(&self) -> usize {
-        self.real.free_capacity()
-    }
-
-    /// Clears all elements in the channel.
-    pub fn clear(&self) {
-        self.real.clear()
-    }
-
-    /// Returns the number of elements currently in the channel.
-    pub fn len(&self) -> usize {
-        self.real.len()
-    }
-
-    /// Returns whether the channel is empty.
-    pub fn is_empty(&self) -> bool {
-        self.real.is_empty()
-    }
-
-    /// Returns whether the channel is full.
-    pub fn is_full(&self) -> bool {
-        self.real.is_full()
-    }
+    sends!(SendFuture<'_, M, T, N>);
+    receives!(ReceiveFuture<'_, M, T, N>);
+    peeks!();
+    queries!();
 }
 
 impl<M: RawMutex, T, const N: usize> Default for Channel<M, T, N> {
@@ -202,191 +225,108 @@ impl<M: RawMutex, T, const N: usize> Default for Channel<M, T, N> {
     }
 }
 
-impl<M: RawMutex, T, const N: usize> futures_sink::Sink<T> for Channel<M, T, N> {
-    type Error = TrySendError<T>;
+/// A handle of a channel (a sender or a receiver, static or dynamic: the aliases below):
+/// the real handle `R` and where its events go. `Copy` as the real ones are.
+pub struct Handle<R> {
+    real: R,
+    at: Ends,
+}
 
-    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.poll_ready_to_send(cx).map(Ok)
+impl<R: Copy> Clone for Handle<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R: Copy> Copy for Handle<R> {}
+
+impl<R> Handle<R> {
+    fn ends(&self) -> Ends {
+        self.at
     }
 
-    fn start_send(self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
-        self.try_send(item)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
+    /// The handle of the same channel whose real handle `R` converts to.
+    fn into_handle<S: From<R>>(self) -> Handle<S> {
+        Handle {
+            real: self.real.into(),
+            at: self.at,
+        }
     }
 }
 
 /// Send-only access to a [`Channel`].
-pub struct Sender<'ch, M: RawMutex, T, const N: usize> {
-    real: real::Sender<'ch, M, T, N>,
-    ends: Ends,
-}
-
-impl<M: RawMutex, T, const N: usize> Clone for Sender<'_, M, T, N> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<M: RawMutex, T, const N: usize> Copy for Sender<'_, M, T, N> {}
+pub type Sender<'ch, M, T, const N: usize> = Handle<real::Sender<'ch, M, T, N>>;
+/// Receive-only access to a [`Channel`].
+pub type Receiver<'ch, M, T, const N: usize> = Handle<real::Receiver<'ch, M, T, N>>;
+/// Send-only access to a [`Channel`] without knowing its raw mutex or capacity.
+pub type DynamicSender<'ch, T> = Handle<real::DynamicSender<'ch, T>>;
+/// A [`DynamicSender`] that may be sent between threads (its raw mutex is `Sync`).
+pub type SendDynamicSender<'ch, T> = Handle<real::SendDynamicSender<'ch, T>>;
+/// Receive-only access to a [`Channel`] without knowing its raw mutex or capacity.
+pub type DynamicReceiver<'ch, T> = Handle<real::DynamicReceiver<'ch, T>>;
+/// A [`DynamicReceiver`] that may be sent between threads (its raw mutex is `Sync`).
+pub type SendDynamicReceiver<'ch, T> = Handle<real::SendDynamicReceiver<'ch, T>>;
+/// Receive-only access to a [`Channel`] that may be sent between threads (the older name).
+pub type SendableDynamicReceiver<'ch, T> = SendDynamicReceiver<'ch, T>;
 
 impl<'ch, M: RawMutex, T, const N: usize> Sender<'ch, M, T, N> {
-    /// Sends a value (see [`Channel::send`]).
-    #[track_caller]
-    pub fn send(&self, message: T) -> SendFuture<'ch, M, T, N> {
-        SendFuture(self.ends.send(self.real.send(message)))
-    }
-
-    /// Attempt to immediately send a message (see [`Channel::try_send`]).
-    #[track_caller]
-    pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
-        self.ends.sending();
-        self.real.try_send(message)
-    }
-
-    /// Allows a poll_fn to poll until the channel is ready to send.
-    pub fn poll_ready_to_send(&self, cx: &mut Context<'_>) -> Poll<()> {
-        self.real.poll_ready_to_send(cx)
-    }
-
-    /// Returns the maximum number of elements the channel can hold.
-    pub const fn capacity(&self) -> usize {
-        N
-    }
-
-    /// Returns the free capacity of the channel.
-    pub fn free_capacity(&self) -> usize {
-        self.real.free_capacity()
-    }
-
-    /// Clears all elements in the channel.
-    pub fn clear(&self) {
-        self.real.clear()
-    }
-
-    /// Returns the number of elements currently in the channel.
-    pub fn len(&self) -> usize {
-        self.real.len()
-    }
-
-    /// Returns whether the channel is empty.
-    pub fn is_empty(&self) -> bool {
-        self.real.is_empty()
-    }
-
-    /// Returns whether the channel is full.
-    pub fn is_full(&self) -> bool {
-        self.real.is_full()
-    }
+    sends!(SendFuture<'ch, M, T, N>);
+    queries!();
 }
-
-impl<M: RawMutex, T, const N: usize> futures_sink::Sink<T> for Sender<'_, M, T, N> {
-    type Error = TrySendError<T>;
-
-    fn poll_ready(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.poll_ready_to_send(cx).map(Ok)
-    }
-
-    fn start_send(self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
-        self.try_send(item)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
-    }
-}
-
-/// Receive-only access to a [`Channel`].
-pub struct Receiver<'ch, M: RawMutex, T, const N: usize> {
-    real: real::Receiver<'ch, M, T, N>,
-    ends: Ends,
-}
-
-impl<M: RawMutex, T, const N: usize> Clone for Receiver<'_, M, T, N> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<M: RawMutex, T, const N: usize> Copy for Receiver<'_, M, T, N> {}
 
 impl<'ch, M: RawMutex, T, const N: usize> Receiver<'ch, M, T, N> {
-    /// Receives the next value (see [`Channel::receive`]).
-    #[track_caller]
-    pub fn receive(&self) -> ReceiveFuture<'_, M, T, N> {
-        ReceiveFuture(self.ends.receiving(self.real.receive()))
-    }
-
     /// Is a value ready to be received? (Waits; receives nothing.)
     pub fn ready_to_receive(&self) -> ReceiveReadyFuture<'_, M, T, N> {
         self.real.ready_to_receive()
     }
 
-    /// Attempt to immediately receive a message (see [`Channel::try_receive`]).
-    #[track_caller]
-    pub fn try_receive(&self) -> Result<T, TryReceiveError> {
-        let r = self.real.try_receive();
-        self.ends.got(r.is_ok(), r)
-    }
+    receives!(ReceiveFuture<'_, M, T, N>);
+    peeks!();
+    queries!();
+}
 
-    /// Peek at the next value without taking it.
-    pub fn try_peek(&self) -> Result<T, TryReceiveError>
-    where
-        T: Clone,
-    {
-        self.real.try_peek()
-    }
+impl<'ch, T> DynamicSender<'ch, T> {
+    sends!(DynamicSendFuture<'ch, T>);
+}
 
-    /// Allows a poll_fn to poll until the channel is ready to receive.
-    pub fn poll_ready_to_receive(&self, cx: &mut Context<'_>) -> Poll<()> {
-        self.real.poll_ready_to_receive(cx)
-    }
+impl<'ch, T> SendDynamicSender<'ch, T> {
+    sends!(DynamicSendFuture<'ch, T>);
+}
 
-    /// Poll the channel for the next item.
-    #[track_caller]
-    pub fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<T> {
-        let r = self.real.poll_receive(cx);
-        self.ends.got(r.is_ready(), r)
-    }
+impl<T> DynamicReceiver<'_, T> {
+    receives!(DynamicReceiveFuture<'_, T>);
+    peeks!();
+}
 
-    /// Returns the maximum number of elements the channel can hold.
-    pub const fn capacity(&self) -> usize {
-        N
-    }
+impl<T> SendDynamicReceiver<'_, T> {
+    receives!(DynamicReceiveFuture<'_, T>);
+}
 
-    /// Returns the free capacity of the channel.
-    pub fn free_capacity(&self) -> usize {
-        self.real.free_capacity()
+impl<'ch, M: RawMutex, T, const N: usize> From<Sender<'ch, M, T, N>> for DynamicSender<'ch, T> {
+    fn from(s: Sender<'ch, M, T, N>) -> Self {
+        s.into_handle()
     }
+}
 
-    /// Clears all elements in the channel.
-    pub fn clear(&self) {
-        self.real.clear()
+impl<'ch, M: RawMutex + Sync + Send, T, const N: usize> From<Sender<'ch, M, T, N>>
+    for SendDynamicSender<'ch, T>
+{
+    fn from(s: Sender<'ch, M, T, N>) -> Self {
+        s.into_handle()
     }
+}
 
-    /// Returns the number of elements currently in the channel.
-    pub fn len(&self) -> usize {
-        self.real.len()
+impl<'ch, M: RawMutex, T, const N: usize> From<Receiver<'ch, M, T, N>> for DynamicReceiver<'ch, T> {
+    fn from(r: Receiver<'ch, M, T, N>) -> Self {
+        r.into_handle()
     }
+}
 
-    /// Returns whether the channel is empty.
-    pub fn is_empty(&self) -> bool {
-        self.real.is_empty()
-    }
-
-    /// Returns whether the channel is full.
-    pub fn is_full(&self) -> bool {
-        self.real.is_full()
+impl<'ch, M: RawMutex + Sync + Send, T, const N: usize> From<Receiver<'ch, M, T, N>>
+    for SendDynamicReceiver<'ch, T>
+{
+    fn from(r: Receiver<'ch, M, T, N>) -> Self {
+        r.into_handle()
     }
 }
 
@@ -398,182 +338,47 @@ impl<M: RawMutex, T, const N: usize> futures_core::Stream for Receiver<'_, M, T,
     }
 }
 
-/// Send-only access to a [`Channel`] without knowing its raw mutex or capacity.
-#[derive(Clone, Copy)]
-pub struct DynamicSender<'ch, T> {
-    real: real::DynamicSender<'ch, T>,
-    ends: Ends,
-}
+/// embassy-sync 0.8's `Sink` (for 0.7 too): `start_send` is a `try_send`.
+macro_rules! sink {
+    ($ty:ty $(, $life:lifetime)?) => {
+        impl<$($life,)? M: RawMutex, T, const N: usize> futures_sink::Sink<T> for $ty {
+            type Error = TrySendError<T>;
 
-impl<'ch, M: RawMutex, T, const N: usize> From<Sender<'ch, M, T, N>> for DynamicSender<'ch, T> {
-    fn from(s: Sender<'ch, M, T, N>) -> Self {
-        DynamicSender {
-            real: s.real.into(),
-            ends: s.ends,
+            fn poll_ready(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+            ) -> Poll<Result<(), Self::Error>> {
+                self.poll_ready_to_send(cx).map(Ok)
+            }
+
+            fn start_send(self: Pin<&mut Self>, item: T) -> Result<(), Self::Error> {
+                self.try_send(item)
+            }
+
+            fn poll_flush(
+                self: Pin<&mut Self>,
+                _cx: &mut Context<'_>,
+            ) -> Poll<Result<(), Self::Error>> {
+                Poll::Ready(Ok(()))
+            }
+
+            fn poll_close(
+                self: Pin<&mut Self>,
+                _cx: &mut Context<'_>,
+            ) -> Poll<Result<(), Self::Error>> {
+                Poll::Ready(Ok(()))
+            }
         }
-    }
+    };
 }
 
-impl<'ch, T> DynamicSender<'ch, T> {
-    /// Sends a value (see [`Channel::send`]).
-    #[track_caller]
-    pub fn send(&self, message: T) -> DynamicSendFuture<'ch, T> {
-        DynamicSendFuture(self.ends.send(self.real.send(message)))
-    }
+sink!(Channel<M, T, N>);
+sink!(Sender<'ch, M, T, N>, 'ch);
 
-    /// Attempt to immediately send a message (see [`Channel::try_send`]).
-    #[track_caller]
-    pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
-        self.ends.sending();
-        self.real.try_send(message)
-    }
-
-    /// Allows a poll_fn to poll until the channel is ready to send.
-    pub fn poll_ready_to_send(&self, cx: &mut Context<'_>) -> Poll<()> {
-        self.real.poll_ready_to_send(cx)
-    }
-}
-
-/// A [`DynamicSender`] that may be sent between threads (its raw mutex is `Sync`).
-#[derive(Clone, Copy)]
-pub struct SendDynamicSender<'ch, T> {
-    real: real::SendDynamicSender<'ch, T>,
-    ends: Ends,
-}
-
-impl<'ch, M: RawMutex + Sync + Send, T, const N: usize> From<Sender<'ch, M, T, N>>
-    for SendDynamicSender<'ch, T>
-{
-    fn from(s: Sender<'ch, M, T, N>) -> Self {
-        SendDynamicSender {
-            real: s.real.into(),
-            ends: s.ends,
-        }
-    }
-}
-
-impl<'ch, T> SendDynamicSender<'ch, T> {
-    /// Sends a value (see [`Channel::send`]).
-    #[track_caller]
-    pub fn send(&self, message: T) -> DynamicSendFuture<'ch, T> {
-        DynamicSendFuture(self.ends.send(self.real.send(message)))
-    }
-
-    /// Attempt to immediately send a message (see [`Channel::try_send`]).
-    #[track_caller]
-    pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
-        self.ends.sending();
-        self.real.try_send(message)
-    }
-
-    /// Allows a poll_fn to poll until the channel is ready to send.
-    pub fn poll_ready_to_send(&self, cx: &mut Context<'_>) -> Poll<()> {
-        self.real.poll_ready_to_send(cx)
-    }
-}
-
-/// Receive-only access to a [`Channel`] without knowing its raw mutex or capacity.
-#[derive(Clone, Copy)]
-pub struct DynamicReceiver<'ch, T> {
-    real: real::DynamicReceiver<'ch, T>,
-    ends: Ends,
-}
-
-impl<'ch, M: RawMutex, T, const N: usize> From<Receiver<'ch, M, T, N>> for DynamicReceiver<'ch, T> {
-    fn from(r: Receiver<'ch, M, T, N>) -> Self {
-        DynamicReceiver {
-            real: r.real.into(),
-            ends: r.ends,
-        }
-    }
-}
-
-impl<T> DynamicReceiver<'_, T> {
-    /// Receives the next value (see [`Channel::receive`]).
-    #[track_caller]
-    pub fn receive(&self) -> DynamicReceiveFuture<'_, T> {
-        DynamicReceiveFuture(self.ends.receiving(self.real.receive()))
-    }
-
-    /// Attempt to immediately receive a message (see [`Channel::try_receive`]).
-    #[track_caller]
-    pub fn try_receive(&self) -> Result<T, TryReceiveError> {
-        let r = self.real.try_receive();
-        self.ends.got(r.is_ok(), r)
-    }
-
-    /// Peek at the next value without taking it.
-    pub fn try_peek(&self) -> Result<T, TryReceiveError>
-    where
-        T: Clone,
-    {
-        self.real.try_peek()
-    }
-
-    /// Allows a poll_fn to poll until the channel is ready to receive.
-    pub fn poll_ready_to_receive(&self, cx: &mut Context<'_>) -> Poll<()> {
-        self.real.poll_ready_to_receive(cx)
-    }
-
-    /// Poll the channel for the next item.
-    #[track_caller]
-    pub fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<T> {
-        let r = self.real.poll_receive(cx);
-        self.ends.got(r.is_ready(), r)
-    }
-}
-
-/// A [`DynamicReceiver`] that may be sent between threads (its raw mutex is `Sync`).
-#[derive(Clone, Copy)]
-pub struct SendDynamicReceiver<'ch, T> {
-    real: real::SendDynamicReceiver<'ch, T>,
-    ends: Ends,
-}
-
-/// Receive-only access to a [`Channel`] that may be sent between threads (the older name).
-pub type SendableDynamicReceiver<'ch, T> = SendDynamicReceiver<'ch, T>;
-
-impl<'ch, M: RawMutex + Sync + Send, T, const N: usize> From<Receiver<'ch, M, T, N>>
-    for SendDynamicReceiver<'ch, T>
-{
-    fn from(r: Receiver<'ch, M, T, N>) -> Self {
-        SendDynamicReceiver {
-            real: r.real.into(),
-            ends: r.ends,
-        }
-    }
-}
-
-impl<T> SendDynamicReceiver<'_, T> {
-    /// Receives the next value (see [`Channel::receive`]).
-    #[track_caller]
-    pub fn receive(&self) -> DynamicReceiveFuture<'_, T> {
-        DynamicReceiveFuture(self.ends.receiving(self.real.receive()))
-    }
-
-    /// Attempt to immediately receive a message (see [`Channel::try_receive`]).
-    #[track_caller]
-    pub fn try_receive(&self) -> Result<T, TryReceiveError> {
-        let r = self.real.try_receive();
-        self.ends.got(r.is_ok(), r)
-    }
-
-    /// Allows a poll_fn to poll until the channel is ready to receive.
-    pub fn poll_ready_to_receive(&self, cx: &mut Context<'_>) -> Poll<()> {
-        self.real.poll_ready_to_receive(cx)
-    }
-
-    /// Poll the channel for the next item.
-    #[track_caller]
-    pub fn poll_receive(&self, cx: &mut Context<'_>) -> Poll<T> {
-        let r = self.real.poll_receive(cx);
-        self.ends.got(r.is_ready(), r)
-    }
-}
-
-/// A real sending future, announced before each of its polls: at `site`, through the
-/// primitive at `g`.
-struct Sending<F> {
+/// A real sending future, each poll announced first (a send event): at `site`, through the
+/// channel at `g`.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Sending<F> {
     real: F,
     site: u32,
     g: usize,
@@ -588,78 +393,56 @@ impl<F: Future + Unpin> Future for Sending<F> {
     }
 }
 
-/// Future returned by [`Channel::send`] and [`Sender::send`].
+/// A real receiving future, a receive event when it completes: at `site`, from the
+/// primitive at `g`.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct SendFuture<'ch, M: RawMutex, T, const N: usize>(Sending<real::SendFuture<'ch, M, T, N>>);
+pub struct Received<F> {
+    pub(crate) real: F,
+    pub(crate) site: u32,
+    pub(crate) g: usize,
+}
 
-impl<M: RawMutex, T, const N: usize> Future for SendFuture<'_, M, T, N> {
-    type Output = ();
+impl<F: Future + Unpin> Future for Received<F> {
+    type Output = F::Output;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        Pin::new(&mut self.0).poll(cx)
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let poll = Pin::new(&mut self.real).poll(cx);
+        if poll.is_ready() {
+            events::received(self.site, self.g);
+        }
+        poll
     }
 }
 
-/// Future returned by [`DynamicSender::send`].
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct DynamicSendFuture<'ch, T>(Sending<real::DynamicSendFuture<'ch, T>>);
-
-impl<T> Future for DynamicSendFuture<'_, T> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        Pin::new(&mut self.0).poll(cx)
-    }
-}
+/// Future returned by [`Channel::send`] and [`Sender`]'s `send`.
+pub type SendFuture<'ch, M, T, const N: usize> = Sending<real::SendFuture<'ch, M, T, N>>;
+/// Future returned by a [`DynamicSender`]'s `send`.
+pub type DynamicSendFuture<'ch, T> = Sending<real::DynamicSendFuture<'ch, T>>;
+/// Future returned by [`Channel::receive`] and [`Receiver`]'s `receive`.
+pub type ReceiveFuture<'ch, M, T, const N: usize> = Received<real::ReceiveFuture<'ch, M, T, N>>;
+/// Future returned by a [`DynamicReceiver`]'s `receive`.
+pub type DynamicReceiveFuture<'ch, T> = Received<real::DynamicReceiveFuture<'ch, T>>;
 
 impl<'ch, M: RawMutex, T, const N: usize> From<SendFuture<'ch, M, T, N>>
     for DynamicSendFuture<'ch, T>
 {
-    fn from(value: SendFuture<'ch, M, T, N>) -> Self {
-        let Sending { real, site, g } = value.0;
-        DynamicSendFuture(Sending {
-            real: real.into(),
-            site,
-            g,
-        })
-    }
-}
-
-/// Future returned by [`Channel::receive`] and [`Receiver::receive`].
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct ReceiveFuture<'ch, M: RawMutex, T, const N: usize>(
-    Received<real::ReceiveFuture<'ch, M, T, N>>,
-);
-
-impl<M: RawMutex, T, const N: usize> Future for ReceiveFuture<'_, M, T, N> {
-    type Output = T;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        Pin::new(&mut self.0).poll(cx)
-    }
-}
-
-/// Future returned by [`DynamicReceiver::receive`].
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct DynamicReceiveFuture<'ch, T>(Received<real::DynamicReceiveFuture<'ch, T>>);
-
-impl<T> Future for DynamicReceiveFuture<'_, T> {
-    type Output = T;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        Pin::new(&mut self.0).poll(cx)
+    fn from(f: SendFuture<'ch, M, T, N>) -> Self {
+        Sending {
+            real: f.real.into(),
+            site: f.site,
+            g: f.g,
+        }
     }
 }
 
 impl<'ch, M: RawMutex, T, const N: usize> From<ReceiveFuture<'ch, M, T, N>>
     for DynamicReceiveFuture<'ch, T>
 {
-    fn from(value: ReceiveFuture<'ch, M, T, N>) -> Self {
-        let Received { real, site, g } = value.0;
-        DynamicReceiveFuture(Received {
-            real: real.into(),
-            site,
-            g,
-        })
+    fn from(f: ReceiveFuture<'ch, M, T, N>) -> Self {
+        Received {
+            real: f.real.into(),
+            site: f.site,
+            g: f.g,
+        }
     }
 }

@@ -146,46 +146,6 @@ impl<'a, M: RawMutex, T: ?Sized> MutexGuard<'a, M, T> {
             real,
         }
     }
-
-    /// Returns a locked view over a portion of the locked data.
-    pub fn map<U>(this: Self, fun: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, M, U> {
-        let MutexGuard { real, held } = this;
-        MappedMutexGuard {
-            held,
-            real: real::MutexGuard::map(real, fun),
-        }
-    }
-}
-
-impl<M: RawMutex, T: ?Sized> Deref for MutexGuard<'_, M, T> {
-    type Target = T;
-    #[track_caller]
-    fn deref(&self) -> &T {
-        let data = &*self.real;
-        events::read(Location::caller(), data);
-        data
-    }
-}
-
-impl<M: RawMutex, T: ?Sized> DerefMut for MutexGuard<'_, M, T> {
-    #[track_caller]
-    fn deref_mut(&mut self) -> &mut T {
-        let data = &mut *self.real;
-        events::write(Location::caller(), data);
-        data
-    }
-}
-
-impl<M: RawMutex, T: ?Sized + core::fmt::Debug> core::fmt::Debug for MutexGuard<'_, M, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        self.real.fmt(f)
-    }
-}
-
-impl<M: RawMutex, T: ?Sized + core::fmt::Display> core::fmt::Display for MutexGuard<'_, M, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        self.real.fmt(f)
-    }
 }
 
 /// A held lock's view of a portion of its data ([`MutexGuard::map`]).
@@ -195,46 +155,56 @@ pub struct MappedMutexGuard<'a, M: RawMutex, T: ?Sized> {
     real: real::MappedMutexGuard<'a, M, T>,
 }
 
-impl<'a, M: RawMutex, T: ?Sized> MappedMutexGuard<'a, M, T> {
-    /// Returns a locked view over a portion of the locked data.
-    pub fn map<U>(this: Self, fun: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, M, U> {
-        let MappedMutexGuard { real, held } = this;
-        MappedMutexGuard {
-            held,
-            real: real::MappedMutexGuard::map(real, fun),
+/// What both guards do alike: `map`, and each `Deref` / `DerefMut` a read / write event at
+/// the caller's line (formatting reads no event: it is not the application's access).
+macro_rules! guard {
+    ($guard:ident) => {
+        impl<'a, M: RawMutex, T: ?Sized> $guard<'a, M, T> {
+            /// Returns a locked view over a portion of the locked data.
+            pub fn map<U>(
+                this: Self,
+                fun: impl FnOnce(&mut T) -> &mut U,
+            ) -> MappedMutexGuard<'a, M, U> {
+                let $guard { held, real: inner } = this;
+                MappedMutexGuard {
+                    held,
+                    real: real::$guard::map(inner, fun),
+                }
+            }
         }
-    }
+
+        impl<M: RawMutex, T: ?Sized> Deref for $guard<'_, M, T> {
+            type Target = T;
+            #[track_caller]
+            fn deref(&self) -> &T {
+                let data = &*self.real;
+                events::read(Location::caller(), data);
+                data
+            }
+        }
+
+        impl<M: RawMutex, T: ?Sized> DerefMut for $guard<'_, M, T> {
+            #[track_caller]
+            fn deref_mut(&mut self) -> &mut T {
+                let data = &mut *self.real;
+                events::write(Location::caller(), data);
+                data
+            }
+        }
+
+        impl<M: RawMutex, T: ?Sized + core::fmt::Debug> core::fmt::Debug for $guard<'_, M, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                self.real.fmt(f)
+            }
+        }
+
+        impl<M: RawMutex, T: ?Sized + core::fmt::Display> core::fmt::Display for $guard<'_, M, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                self.real.fmt(f)
+            }
+        }
+    };
 }
 
-impl<M: RawMutex, T: ?Sized> Deref for MappedMutexGuard<'_, M, T> {
-    type Target = T;
-    #[track_caller]
-    fn deref(&self) -> &T {
-        let data = &*self.real;
-        events::read(Location::caller(), data);
-        data
-    }
-}
-
-impl<M: RawMutex, T: ?Sized> DerefMut for MappedMutexGuard<'_, M, T> {
-    #[track_caller]
-    fn deref_mut(&mut self) -> &mut T {
-        let data = &mut *self.real;
-        events::write(Location::caller(), data);
-        data
-    }
-}
-
-impl<M: RawMutex, T: ?Sized + core::fmt::Debug> core::fmt::Debug for MappedMutexGuard<'_, M, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        self.real.fmt(f)
-    }
-}
-
-impl<M: RawMutex, T: ?Sized + core::fmt::Display> core::fmt::Display
-    for MappedMutexGuard<'_, M, T>
-{
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        self.real.fmt(f)
-    }
-}
+guard!(MutexGuard);
+guard!(MappedMutexGuard);

@@ -3,11 +3,10 @@
 //! signalling task did before happens before what the waiting task does after, as for the
 //! kernel's own signals.
 
+use crate::channel::Received;
 use crate::events;
 use core::future::Future;
 use core::panic::Location;
-use core::pin::Pin;
-use core::task::{Context, Poll};
 use embassy_sync::blocking_mutex::raw::RawMutex;
 use embassy_sync::signal as real;
 
@@ -72,25 +71,5 @@ impl<M: RawMutex, T> Signal<M, T> {
 impl<M: RawMutex, T> Default for Signal<M, T> {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-/// A real receiving future, and the receive event when it completes: at `site`, from the
-/// primitive at `g`.
-pub(crate) struct Received<F> {
-    pub(crate) real: F,
-    pub(crate) site: u32,
-    pub(crate) g: usize,
-}
-
-impl<F: Future + Unpin> Future for Received<F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let poll = Pin::new(&mut self.real).poll(cx);
-        if poll.is_ready() {
-            events::received(self.site, self.g);
-        }
-        poll
     }
 }
