@@ -382,6 +382,7 @@ fn jostle_new_embassy_writes_an_app_whose_campaign_finds_its_bug() {
         )),
         "{manifest}"
     );
+    assert!(manifest.contains(&jostle_embassy_sync_line()), "{manifest}");
     let target = outside_target();
     let run = user_cargo(
         &project,
