@@ -5,7 +5,7 @@
 //! port. Each core's firmware is the workspace's, built with the board's feature and the
 //! core's target; the host picks QEMU's machine and CPU from the ELF's board descriptor.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::Outcome;

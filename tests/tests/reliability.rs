@@ -9,7 +9,7 @@
 //! build of `jostle` (the one before the fixes fails each).
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::{Path, PathBuf};
