@@ -246,7 +246,7 @@ impl<R> Handle<R> {
     }
 
     /// The handle of the same channel whose real handle `R` converts to.
-    fn into_handle<S: From<R>>(self) -> Handle<S> {
+    fn converted<S: From<R>>(self) -> Handle<S> {
         Handle {
             real: self.real.into(),
             at: self.at,
@@ -302,33 +302,24 @@ impl<T> SendDynamicReceiver<'_, T> {
     receives!(DynamicReceiveFuture<'_, T>);
 }
 
-impl<'ch, M: RawMutex, T, const N: usize> From<Sender<'ch, M, T, N>> for DynamicSender<'ch, T> {
-    fn from(s: Sender<'ch, M, T, N>) -> Self {
-        s.into_handle()
-    }
+/// A static handle or future into its dynamic one (the `Send*` handles for a `Sync + Send`
+/// raw mutex).
+macro_rules! dynamic {
+    ($static:ident => $dynamic:ident $(+ $bound:ident)*) => {
+        impl<'ch, M: RawMutex $(+ $bound)*, T, const N: usize> From<$static<'ch, M, T, N>>
+            for $dynamic<'ch, T>
+        {
+            fn from(h: $static<'ch, M, T, N>) -> Self {
+                h.converted()
+            }
+        }
+    };
 }
 
-impl<'ch, M: RawMutex + Sync + Send, T, const N: usize> From<Sender<'ch, M, T, N>>
-    for SendDynamicSender<'ch, T>
-{
-    fn from(s: Sender<'ch, M, T, N>) -> Self {
-        s.into_handle()
-    }
-}
-
-impl<'ch, M: RawMutex, T, const N: usize> From<Receiver<'ch, M, T, N>> for DynamicReceiver<'ch, T> {
-    fn from(r: Receiver<'ch, M, T, N>) -> Self {
-        r.into_handle()
-    }
-}
-
-impl<'ch, M: RawMutex + Sync + Send, T, const N: usize> From<Receiver<'ch, M, T, N>>
-    for SendDynamicReceiver<'ch, T>
-{
-    fn from(r: Receiver<'ch, M, T, N>) -> Self {
-        r.into_handle()
-    }
-}
+dynamic!(Sender => DynamicSender);
+dynamic!(Sender => SendDynamicSender + Sync + Send);
+dynamic!(Receiver => DynamicReceiver);
+dynamic!(Receiver => SendDynamicReceiver + Sync + Send);
 
 impl<M: RawMutex, T, const N: usize> futures_core::Stream for Receiver<'_, M, T, N> {
     type Item = T;
@@ -384,6 +375,17 @@ pub struct Sending<F> {
     g: usize,
 }
 
+impl<F> Sending<F> {
+    /// The same send, through the future `F` converts to.
+    fn converted<G: From<F>>(self) -> Sending<G> {
+        Sending {
+            real: self.real.into(),
+            site: self.site,
+            g: self.g,
+        }
+    }
+}
+
 impl<F: Future + Unpin> Future for Sending<F> {
     type Output = F::Output;
 
@@ -400,6 +402,17 @@ pub struct Received<F> {
     pub(crate) real: F,
     pub(crate) site: u32,
     pub(crate) g: usize,
+}
+
+impl<F> Received<F> {
+    /// The same receive, through the future `F` converts to.
+    fn converted<G: From<F>>(self) -> Received<G> {
+        Received {
+            real: self.real.into(),
+            site: self.site,
+            g: self.g,
+        }
+    }
 }
 
 impl<F: Future + Unpin> Future for Received<F> {
@@ -423,26 +436,5 @@ pub type ReceiveFuture<'ch, M, T, const N: usize> = Received<real::ReceiveFuture
 /// Future returned by a [`DynamicReceiver`]'s `receive`.
 pub type DynamicReceiveFuture<'ch, T> = Received<real::DynamicReceiveFuture<'ch, T>>;
 
-impl<'ch, M: RawMutex, T, const N: usize> From<SendFuture<'ch, M, T, N>>
-    for DynamicSendFuture<'ch, T>
-{
-    fn from(f: SendFuture<'ch, M, T, N>) -> Self {
-        Sending {
-            real: f.real.into(),
-            site: f.site,
-            g: f.g,
-        }
-    }
-}
-
-impl<'ch, M: RawMutex, T, const N: usize> From<ReceiveFuture<'ch, M, T, N>>
-    for DynamicReceiveFuture<'ch, T>
-{
-    fn from(f: ReceiveFuture<'ch, M, T, N>) -> Self {
-        Received {
-            real: f.real.into(),
-            site: f.site,
-            g: f.g,
-        }
-    }
-}
+dynamic!(SendFuture => DynamicSendFuture);
+dynamic!(ReceiveFuture => DynamicReceiveFuture);
