@@ -5,7 +5,7 @@
 //! workspace builds with only the documented Cargo lines and its campaign finds the lost
 //! wake-up Embassy's poll order hides.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! Embassy's poll order hides, names the task and the line it waits at, shrinks the run and
 //! replays it; the same app with the fix passes.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;
