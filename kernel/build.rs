@@ -14,5 +14,14 @@ fn main() {
     if target.starts_with("thumb") && target.ends_with("eabihf") {
         println!("cargo::rustc-cfg=jostle_fpu");
     }
+    // Whose executor runs the tasks, for the build scripts of crates that depend on the
+    // kernel (`DEP_JOSTLE_KERNEL_EXECUTOR`): `embassy` when Jostle's embassy-executor is in
+    // the build, `none` otherwise.
+    let executor = if std::env::var_os("CARGO_FEATURE_EMBASSY").is_some() {
+        "embassy"
+    } else {
+        "none"
+    };
+    println!("cargo::metadata=executor={executor}");
     println!("cargo::rerun-if-changed=build.rs");
 }

@@ -33,12 +33,13 @@ pub use api::*;
 #[cfg(any(feature = "cortex-m", feature = "host"))]
 pub mod port;
 
-// Firmware with the kernel but no board: it came in through a stand-in (portable-atomic's)
-// while the framework's own stand-in, which brings the board, was not used. Cargo leaves an
-// unused `[patch]` at a warning and builds the real crate: this makes it an error.
+// Firmware with the kernel but no board: it came in through a stand-in (portable-atomic's,
+// jostle-embassy-sync) while the framework's own stand-in, which brings the board, was not
+// used. Cargo leaves an unused `[patch]` at a warning and builds the real crate: this makes
+// it an error.
 #[cfg(all(target_os = "none", not(any(feature = "cortex-m", feature = "host"))))]
 compile_error!(
-    "Jostle: no board in this firmware: the framework's stand-in was not used (Jostle's shims/rtic serves rtic 2.3 and 2.4: apps asking for a version 2.4.0 satisfies: see cargo's warning `patch rtic ... was not used in the crate graph` above, and `cargo update -p rtic` when Cargo.lock holds another version), or depend on the `jostle` crate"
+    "Jostle: no board in this firmware: the framework's stand-in was not used (Jostle's shims/rtic serves rtic 2.3 and 2.4, shims/embassy-executor embassy-executor 0.10: apps asking for a version the stand-in's satisfies: see cargo's warning `patch ... was not used in the crate graph` above, and `cargo update -p rtic` or `-p embassy-executor` when Cargo.lock holds another version), or depend on the `jostle` crate"
 );
 
 pub use config::Config;

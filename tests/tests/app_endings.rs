@@ -5,7 +5,7 @@
 //! semihosting or its own panic handler has a verdict: a pass, `app_failure`, or a panic at
 //! the app's line with its message — a finding in a campaign, replayable.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -2,7 +2,7 @@
 //! baseline (here a stand-in that prints the baseline's format), the kernel's costs, the
 //! restart between runs of a boot and the kernel's footprint.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::os::unix::fs::PermissionsExt;

@@ -3,7 +3,7 @@
 //! behaviour with no probe attached. (The QEMU logger's frames from stacks whose MPU guard
 //! starts a page: `cores.rs`, on every core.)
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::RunOutcome;

@@ -12,7 +12,7 @@
 //! a failure, not a skip. `JOSTLE_DOCS_SCREENSHOT=1` also copies the screenshot to
 //! `docs/report.png` (the README's picture).
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::output::html;

@@ -3,7 +3,7 @@
 //! number of workers; every bug replays; the HTML holds one timeline per confirmed bug;
 //! shards merge into the unsharded counts; Ctrl-C leaves a valid partial report.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::RunOutcome;

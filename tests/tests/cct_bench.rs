@@ -4,7 +4,7 @@
 //! figures beside ours, and ends with its summary line; configurations run apart and saved
 //! (`--save`) print the same table together (`--load`).
 
-mod common;
+use crate::common;
 
 use common::*;
 

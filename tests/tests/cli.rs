@@ -1,7 +1,7 @@
 //! The `jostle` command line: verdict exit codes, JSON output, and a clear one-line error
 //! with its own exit code for each kind of bad input.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::error::JostleError;

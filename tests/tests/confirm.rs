@@ -2,7 +2,7 @@
 //! reports it, replays it from the seed event for event, and takes the same decisions on
 //! both ports.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_checker::{CandidateKind, Options, Prediction};

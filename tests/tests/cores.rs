@@ -5,7 +5,7 @@
 //! port. Each core's firmware is the workspace's, built with the board's feature and the
 //! core's target; the host picks QEMU's machine and CPU from the ELF's board descriptor.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::Outcome;
@@ -104,15 +104,21 @@ fn core_dir(core: &Core) -> PathBuf {
 
 /// Builds [`EXAMPLES`] and [`TEST_FIRMWARE`] for every core, once per test process, one core
 /// after the other into one target directory (compiling in the shared build directory,
-/// [`firmware_cargo`]: the M4F's and the M7's dependencies are shared, and the M3's with
-/// the other tests' QEMU builds), each core's ELFs copied aside.
+/// [`firmware_cargo`]: the M4F's and the M7's dependencies are shared), each core's ELFs
+/// copied aside.
+///
+/// Without link-time optimisation: the release profile's fat LTO optimises the whole
+/// firmware again for each ELF (about a second each, 102 ELFs here, most of these builds'
+/// time); what these tests check is the core, not the profile (`profiles.rs` runs the
+/// kernel under other profiles, and every other QEMU build keeps the release profile).
 fn built_for_cores() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = target_dir().join("cores");
         for core in CORES {
             let mut cmd = firmware_cargo(&workspace());
-            cmd.args(["build", "--release", "--target", core.target])
+            cmd.env("CARGO_PROFILE_RELEASE_LTO", "off")
+                .args(["build", "--release", "--target", core.target])
                 .args(["-p", "jostle-examples", "-p", "jostle-test-firmware"])
                 .arg("--no-default-features")
                 .arg("--features")

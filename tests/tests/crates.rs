@@ -6,7 +6,7 @@
 //! check-then-act through `critical_section::Mutex<RefCell<_>>` or embassy-sync's blocking
 //! mutex is found and replays; QEMU and the host port make the same decisions.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_kernel::{Config, TraceLevel};

@@ -5,7 +5,7 @@
 //! workspace builds with only the documented Cargo lines and its campaign finds the lost
 //! wake-up Embassy's poll order hides.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;
@@ -102,13 +102,30 @@ fn found_shrunk_and_replayed(
     elf: &Path,
     project: &str,
     app: &str,
-    (verdict, words, line, task): (&str, &str, &str, &str),
+    finding: (&str, &str, &str, &str),
 ) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let started = Instant::now();
+    let file = format!("src/bin/{app}.rs");
+    let source = workspace().join(format!("examples/{project}/{file}"));
     let out = campaign(elf, dir.path());
-    assert_eq!(out.status.code(), Some(40), "{app}: {}", text(&out));
-    let r = report(&dir.path().join("jostle-report"));
+    found_in_report(dir.path(), &out, elf, (&source, &file), app, finding).1
+}
+
+/// The campaign's output `out` in `dir` (of app `app`, ELF `elf`, its source `file` as the
+/// report names it, at `source` on disk): exit 40 with `verdict`, `words` in its message, at
+/// the line holding `line`, shrunk and replayed whole and shrunk with a lane named `task`.
+/// Returns the report and the two replays' interleavings.
+fn found_in_report(
+    dir: &Path,
+    out: &std::process::Output,
+    elf: &Path,
+    (source, file): (&Path, &str),
+    app: &str,
+    (verdict, words, line, task): (&str, &str, &str, &str),
+) -> (serde_json::Value, Vec<String>) {
+    let started = Instant::now();
+    assert_eq!(out.status.code(), Some(40), "{app}: {}", text(out));
+    let r = report(&dir.join("jostle-report"));
     let found = failures(&r);
     let f = found
         .iter()
@@ -118,11 +135,7 @@ fn found_shrunk_and_replayed(
         f["example"].as_str().unwrap().contains(words),
         "{app}: {f:#}"
     );
-    let file = format!("src/bin/{app}.rs");
-    let at = format!(
-        "{file}:{}:",
-        line_of(&format!("examples/{project}/{file}"), line)
-    );
+    let at = format!("{file}:{}:", line_of(source.to_str().unwrap(), line));
     assert!(
         f["site"].as_str().unwrap().contains(&at),
         "{app}: {at} in {f:#}"
@@ -132,7 +145,7 @@ fn found_shrunk_and_replayed(
     let mut shown = Vec::new();
     for shrunk in [false, true] {
         let more: &[&str] = if shrunk { &["--shrunk"] } else { &[] };
-        let out = replay_bug_with(dir.path(), elf, id, more);
+        let out = replay_bug_with(dir, elf, id, more);
         let replay = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             replay.contains(&format!("reproduced: {verdict} {id}")),
@@ -149,12 +162,12 @@ fn found_shrunk_and_replayed(
         shown.push(replay);
     }
     eprintln!(
-        "{app}: campaign {:.1} s, runs {}, {verdict} {}",
+        "{app}: replays {:.1} s, runs {}, {verdict} {}",
         started.elapsed().as_secs_f64(),
         r["runs"],
         f["example"]
     );
-    shown
+    (r, shown)
 }
 
 #[test]
@@ -191,14 +204,7 @@ fn an_embassy_app_outside_the_workspace_builds_with_the_documented_lines_and_its
     let project = tmp.path().join("buttons");
     write_outside_app(
         &project,
-        r#"embassy-executor = { version = "0.10", features = ["platform-cortex-m", "executor-thread"] }
-embassy-sync = "0.8"
-embassy-time = { version = "0.5", features = ["tick-hz-32_768"] }
-embassy-futures = "0.1"
-cortex-m = "0.7"
-cortex-m-rt = "0.7"
-cortex-m-semihosting = "0.5"
-panic-semihosting = { version = "0.7", features = ["exit"] }"#,
+        &embassy_dependencies(&jostle_embassy_sync_line()),
         &["embassy-executor", "portable-atomic", "panic-semihosting"],
         "\nrunner = \"jostle campaign\"",
         &user_app(),
@@ -226,6 +232,132 @@ panic-semihosting = { version = "0.7", features = ["exit"] }"#,
     );
 }
 
+/// An account app written as Embassy's examples are, outside the workspace: a card payment
+/// checks the balance under the async mutex, yields while the terminal asks for the PIN, and
+/// debits under a second guard; a savings sweep moves half of the balance away under one
+/// guard. Embassy's executor never shows the overdraft: it polls the tasks woken during a
+/// pass of its run queue in the next pass, the most recently woken first (embassy-executor
+/// 0.10, `raw/run_queue.rs`), so after the payment's check and the sweep's first yield the
+/// payment debits before the sweep runs. A sweep between the check and the debit overdraws.
+const ACCOUNT_APP: &str = r#"#![no_std]
+#![no_main]
+
+use embassy_executor::Spawner;
+use embassy_futures::yield_now;
+use embassy_sync::blocking_mutex::raw::ThreadModeRawMutex;
+use embassy_sync::mutex::Mutex;
+use panic_semihosting as _;
+
+static BALANCE: Mutex<ThreadModeRawMutex, u32> = Mutex::new(100);
+
+#[embassy_executor::task]
+async fn card_payment() {
+    let enough = *BALANCE.lock().await >= 60;
+    if enough {
+        // The terminal asks for the PIN.
+        yield_now().await;
+        let mut balance = BALANCE.lock().await;
+        assert!(*balance >= 60, "overdrawn: {} left for a payment of 60", *balance);
+        *balance -= 60;
+    }
+}
+
+#[embassy_executor::task]
+async fn savings_sweep() {
+    yield_now().await;
+    let mut balance = BALANCE.lock().await;
+    let half = *balance / 2;
+    *balance -= half;
+}
+
+#[embassy_executor::main]
+async fn main(spawner: Spawner) {
+    spawner.spawn(card_payment().unwrap());
+    spawner.spawn(savings_sweep().unwrap());
+}
+"#;
+
+/// The documented dependency lines of an Embassy app under Jostle, with `sync` its
+/// embassy-sync line.
+fn embassy_dependencies(sync: &str) -> String {
+    format!(
+        r#"embassy-executor = {{ version = "0.10", features = ["platform-cortex-m", "executor-thread"] }}
+{sync}
+embassy-time = {{ version = "0.5", features = ["tick-hz-32_768"] }}
+embassy-futures = "0.1"
+cortex-m = "0.7"
+cortex-m-rt = "0.7"
+cortex-m-semihosting = "0.5"
+panic-semihosting = {{ version = "0.7", features = ["exit"] }}"#
+    )
+}
+
+/// Jostle's embassy-sync line (the renamed dependency that replaces the app's own).
+fn jostle_embassy_sync_line() -> String {
+    format!(
+        "embassy-sync = {{ package = \"jostle-embassy-sync\", path = \"{}\" }}",
+        workspace().join("shims/embassy-sync").display()
+    )
+}
+
+/// The account app ([`ACCOUNT_APP`]) written outside the workspace with the documented lines,
+/// Jostle's embassy-sync among them: its campaign (no budget: Phase I and the candidates'
+/// runs) predicts the check-then-act across the `.await` from the accesses inside the
+/// async mutex's guards and makes it real, a failing run with the lanes named after the
+/// tasks, shrunk and replayed. With the app's own embassy-sync line (`JOSTLE_TEST_REAL_SYNC=1`,
+/// to see this test fail) nothing inside the guards is an event, and nothing is predicted.
+#[test]
+fn an_embassy_app_outside_the_workspace_has_its_async_mutex_check_then_act_predicted_and_confirmed()
+{
+    let tmp = outside_dir("jostle-embassy-sync-");
+    let project = tmp.path().join("account");
+    let sync = match std::env::var_os("JOSTLE_TEST_REAL_SYNC") {
+        Some(_) => "embassy-sync = \"0.8\"".to_owned(),
+        None => jostle_embassy_sync_line(),
+    };
+    write_outside_app(
+        &project,
+        &embassy_dependencies(&sync),
+        &["embassy-executor", "portable-atomic", "panic-semihosting"],
+        "",
+        ACCOUNT_APP,
+    );
+    let elf = build_outside(&project, "account");
+    let out = jostle_in(tmp.path(), &["campaign", elf.to_str().unwrap(), "-j", "2"]);
+    let source = project.join("src/main.rs");
+    let (r, _) = found_in_report(
+        tmp.path(),
+        &out,
+        &elf,
+        (&source, "src/main.rs"),
+        "account",
+        (
+            "panic",
+            "overdrawn: 50 left for a payment of 60",
+            "assert!(",
+            "savings_sweep",
+        ),
+    );
+    // Predicted from the guards' accesses: the check's read, the sweep's write, the debit's
+    // read; and made real (a block of the payment's polls, the sweep's poll between them).
+    let check = format!(
+        "src/main.rs:{}:",
+        line_of(source.to_str().unwrap(), ">= 60;")
+    );
+    let sites = |b: &serde_json::Value| b["sites"].to_string();
+    assert!(
+        bugs(&r).iter().any(|b| sites(b).contains(&check)),
+        "nothing predicted at the check {check}: {r:#}"
+    );
+    assert!(
+        bugs(&r).iter().any(|b| b["confirmed"].as_u64() > Some(0)),
+        "nothing confirmed: {r:#}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary = stdout.lines().filter(|l| l.starts_with("predicted "));
+    eprintln!("account: {}", summary.collect::<String>());
+}
+
 #[test]
 fn jostle_new_embassy_writes_an_app_whose_campaign_finds_its_bug() {
     let tmp = outside_dir("jostle-new-embassy-");
@@ -250,6 +382,7 @@ fn jostle_new_embassy_writes_an_app_whose_campaign_finds_its_bug() {
         )),
         "{manifest}"
     );
+    assert!(manifest.contains(&jostle_embassy_sync_line()), "{manifest}");
     let target = outside_target();
     let run = user_cargo(
         &project,
@@ -422,6 +555,41 @@ async fn main(spawner: Spawner) {
     assert_eq!(said.len(), 1, "{stderr}");
     assert!(
         said[0].contains("built with the real embassy-executor, not Jostle's"),
+        "{stderr}"
+    );
+}
+
+/// An Embassy app with Jostle's embassy-sync whose embassy-executor patch goes unused (here
+/// left out: cargo builds the real executor, as for a patch of another version): its build
+/// stops with one line naming the executor's stand-in and the versions it serves, instead of
+/// linking an ELF Jostle could only refuse when its campaign starts.
+#[test]
+fn an_embassy_app_whose_executor_patch_goes_unused_fails_to_build_with_one_line() {
+    let tmp = outside_dir("jostle-embassy-unpatched-");
+    let project = tmp.path().join("unpatched");
+    write_outside_app(
+        &project,
+        &embassy_dependencies(&jostle_embassy_sync_line()),
+        &["portable-atomic", "panic-semihosting"],
+        "",
+        ACCOUNT_APP,
+    );
+    let target = outside_target();
+    let build = user_cargo(
+        &project,
+        &["build", "--release"],
+        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
+    );
+    assert!(!build.status.success(), "{}", text(&build));
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: ") && !l.starts_with("error: could not compile"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].contains("Jostle's embassy-executor is not in this build")
+            && errors[0].contains("embassy-executor 0.10"),
         "{stderr}"
     );
 }

@@ -1,10 +1,10 @@
 //! Embassy apps on the host port: an app of Embassy's `platform-std` shape (a `fn main` that
 //! runs the executor, no board), written outside the workspace and built with only the
-//! documented patch lines, runs as a host-port process: its campaign finds the lost wake-up
+//! documented lines, runs as a host-port process: its campaign finds the lost wake-up
 //! Embassy's poll order hides, names the task and the line it waits at, shrinks the run and
 //! replays it; the same app with the fix passes.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;
@@ -51,8 +51,9 @@ async fn main(spawner: Spawner) {
 "#;
 
 /// Writes the project: Embassy's `platform-std` dependencies (embassy-time without its `std`
-/// driver: the kernel's virtual clock is the driver), the two patch lines, and a release
-/// profile with line information (where a task waits is read from it).
+/// driver: the kernel's virtual clock is the driver; Jostle's embassy-sync through the
+/// renamed line, whose `Signal` the fixed app hands the presses over), the two patch lines,
+/// and a release profile with line information (where a task waits is read from it).
 fn write_std_app(project: &Path) {
     let ws = workspace();
     std::fs::create_dir_all(project.join("src/bin")).unwrap();
@@ -64,7 +65,7 @@ edition = "2024"
 
 [dependencies]
 embassy-executor = {{ version = "0.10", features = ["platform-std", "executor-thread"] }}
-embassy-sync = "0.8"
+embassy-sync = {{ package = "jostle-embassy-sync", path = "{}" }}
 embassy-time = "0.5"
 embassy-futures = "0.1"
 
@@ -75,6 +76,7 @@ portable-atomic = {{ path = "{}" }}
 [profile.release]
 debug = true
 "#,
+        ws.join("shims/embassy-sync").display(),
         ws.join("shims/embassy-executor").display(),
         ws.join("shims/portable-atomic").display()
     );

@@ -3,7 +3,7 @@
 //! either provoked here or listed in [`NOT_PROVOKABLE`] with the reason. An error (not a
 //! verdict) is one line on stderr, never a panic.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::ffi::OsString;

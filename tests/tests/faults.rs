@@ -11,7 +11,7 @@
 //! more).
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! a boot into runs, finding run starts as a stream arrives — and each must return, with a
 //! value or an error, within its share of the time.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::RunOutcome;

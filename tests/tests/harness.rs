@@ -2,7 +2,7 @@
 //! campaign and prints its table (the runner in `.cargo/config.toml`), and `cargo test` on a
 //! firmware of `jostle::tests!` runs each test as a campaign and prints libtest's lines.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! would make (same lines, same verdict), whatever the runs before it did — panicked,
 //! deadlocked, changed shared variables, locks' data and atomics, fired interrupts.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::transport::hostport::{self, runs_of};

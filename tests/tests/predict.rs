@@ -2,7 +2,7 @@
 //! decoded from defmt, candidates named by `file:line:col`, the prediction file, and the same
 //! result from saved `jostle run --json` traces.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_checker::{Analysis, Candidate, CandidateKind, Prediction};

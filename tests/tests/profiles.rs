@@ -5,7 +5,7 @@
 //! `scripts/profile-matrix` (`JOSTLE_PROFILE_MATRIX=full`) covers every value of `lto`,
 //! `opt-level`, `debug` and `codegen-units` in eight builds.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! outside CI): it builds the ports and the tool, runs a campaign per case, maps each confirmed
 //! triple back to the C lines and scores it, and ends with its summary line.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -5,11 +5,11 @@
 //! no "report in" and keeps no half-written file; a path a replay command cannot carry is
 //! refused; `-j` past the cores is capped, and says so.
 //!
-//! `JOSTLE_BIN=path cargo test -p jostle-tests --test reliability` runs them against another
+//! `JOSTLE_BIN=path cargo test -p jostle-tests --test e2e reliability::` runs them against another
 //! build of `jostle` (the one before the fixes fails each).
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! (exit 43) while a lock left by a dead process is taken over, and `jostle merge` never
 //! writes its merge over one of its inputs.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

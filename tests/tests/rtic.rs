@@ -8,7 +8,7 @@
 //! Cargo lines and its campaign finds the lost wake-up it hides; `jostle new --rtic` writes
 //! an app whose campaign finds its bug.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! preemptions. The `schedule` strategy reproduces a recorded interleaving, with the same
 //! decisions on QEMU and on the host port.
 
-mod common;
+use crate::common;
 use common::*;
 use jostle_host_tools::engine::shrink::{extract, schedule_config};
 use jostle_kernel::config::StrategyId;

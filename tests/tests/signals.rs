@@ -4,7 +4,7 @@
 //! with it.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The spine on QEMU and the host port: determinism, exploration, verdicts, the event
 //! model's round trip, the configuration block, and cross-port equality of decisions.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::Outcome;

@@ -3,7 +3,7 @@
 //! and its place in a campaign's search, where Phase I's first run is the profiling run
 //! and counts as a run.
 
-mod common;
+use crate::common;
 
 use common::*;
 use jostle_host_tools::engine::surw::{Profile, with_choice};

@@ -3,7 +3,7 @@
 //! refused, at build time by the board's check, and by `jostle run` when that check is
 //! skipped; bad names and non-empty directories are refused with their exit code.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::{Path, PathBuf};

@@ -227,8 +227,11 @@ fn files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
 
 /// The Embassy project's files: the patch lines point at the shims `embassy-executor` and
 /// `portable-atomic` next to the `jostle` crate the dependency names (`{ path = … }` or
-/// `{ git = … }`).
+/// `{ git = … }`), and the embassy-sync line at `shims/embassy-sync` (a renamed
+/// dependency: the package `jostle-embassy-sync`).
 fn embassy_files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
+    let sync =
+        shim(dependency, "embassy-sync").replacen("{ ", "{ package = \"jostle-embassy-sync\", ", 1);
     let executor = shim(dependency, "embassy-executor");
     let atomic = shim(dependency, "portable-atomic");
     let panic = shim(dependency, "panic-semihosting");
@@ -236,6 +239,7 @@ fn embassy_files(name: &str, dependency: &str) -> Vec<(&'static str, String)> {
         &EMBASSY_TEMPLATE,
         &[
             ("{{name}}", name),
+            ("{{embassy_sync}}", &sync),
             ("{{embassy_executor}}", &executor),
             ("{{portable_atomic}}", &atomic),
             ("{{panic_semihosting}}", &panic),
@@ -430,14 +434,16 @@ mod tests {
 
     #[test]
     fn an_embassy_project_patches_in_the_shims_beside_the_jostle_crate() {
-        for (dependency, executor) in [
+        for (dependency, executor, sync) in [
             (
                 "{ path = \"/j/jostle\" }",
                 "embassy-executor = { path = \"/j/shims/embassy-executor\" }",
+                "embassy-sync = { package = \"jostle-embassy-sync\", path = \"/j/shims/embassy-sync\" }",
             ),
             (
                 "{ git = \"https://example.org/jostle\" }",
                 "embassy-executor = { git = \"https://example.org/jostle\" }",
+                "embassy-sync = { package = \"jostle-embassy-sync\", git = \"https://example.org/jostle\" }",
             ),
         ] {
             let all = embassy_files("fw", dependency);
@@ -446,6 +452,7 @@ mod tests {
             }
             let cargo = &all.iter().find(|(p, _)| *p == "Cargo.toml").unwrap().1;
             assert!(cargo.contains(executor), "{cargo}");
+            assert!(cargo.contains(sync), "{cargo}");
             assert!(cargo.contains("portable-atomic = "), "{cargo}");
             assert!(!cargo.contains("jostle ="), "{cargo}");
             let main = &all.iter().find(|(p, _)| *p == "src/main.rs").unwrap().1;
