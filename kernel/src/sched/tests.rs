@@ -107,7 +107,10 @@ fn holding_lock_beside_an_enabled_task(config: &Config) -> (Core<Rec>, TaskId) {
     let mut c = Core::new(config, 0, Rec::default());
     c.decide();
     let a = c.reserve().unwrap();
-    for op in [Op::Spawn { s: 1, child: a }, Op::Acquire { s: 3, l: 10, c: 10 }] {
+    for op in [
+        Op::Spawn { s: 1, child: a },
+        Op::Acquire { s: 3, l: 10, c: 10 },
+    ] {
         let mut next = c.point(0, op);
         while next != Next::Run(0) {
             assert_eq!(next, Next::Run(a));
