@@ -11,10 +11,21 @@
 //! cycle is reported once, starting with its first-recorded dependency.
 //!
 //! Re-entrant acquires are ignored; the critical section is lock [`crate::CS_LOCK`].
+//!
+//! An acquire inside an Embassy task's poll (its executor's lock held, class
+//! [`EXECUTOR_CLASS`]) gives no dependency: it never waits. Polls of one executor do not
+//! interleave, so a lock taken inside a poll is free unless another task holds it across
+//! an `.await`, and the locks that can be held so are async mutexes, whose acquire event
+//! comes once the real lock was taken (a poll that finds it taken returns `Pending`
+//! instead, releasing the executor's lock); a critical section cannot span an `.await`.
+//! The holder of the executor's lock never waits, then, and no cycle through it can close:
+//! a guard held across an `.await` (a mutex held, the executor's lock wanted at the next
+//! poll, while another task's poll acquires the mutex) would otherwise be a candidate
+//! that no run makes real.
 
 use serde::{Deserialize, Serialize};
 
-use jostle_kernel::event::Event;
+use jostle_kernel::event::{EXECUTOR_CLASS, Event};
 
 use crate::hash::{FxHashMap, FxHashSet};
 use crate::locks::{LockChange, LockState};
@@ -81,6 +92,9 @@ fn dependencies(trace: &[Event]) -> (Vec<Dep>, LockState) {
         };
         if before.is_empty() {
             continue; // no held lock: cannot close a cycle
+        }
+        if before.iter().any(|h| locks.lock(h.0).1 == EXECUTOR_CLASS) {
+            continue; // inside a poll: never waits (see the module's comment)
         }
         let site = ev.site().unwrap_or(0);
         let mut context: Vec<u32> = before.iter().map(|h| h.1).collect();

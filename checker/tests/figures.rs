@@ -7,6 +7,7 @@ use jostle_checker::{
     AccessKind, Analysis, CS_LOCK, CandidateKind, LockRef, Options, atomicity, hb, hybrid,
     igoodlock, predict,
 };
+use jostle_kernel::event::EXECUTOR_CLASS;
 
 const X: u32 = 0x100;
 const Y: u32 = 0x104;
@@ -258,6 +259,8 @@ const A: u32 = 0xA0;
 const B: u32 = 0xB0;
 const C: u32 = 0xC0;
 const G: u32 = 0x60;
+/// An executor's lock.
+const E: u32 = 0xE0;
 
 #[test]
 fn abba_gives_one_cycle() {
@@ -334,6 +337,27 @@ fn three_cycle_needs_k_at_least_3() {
     let tasks: Vec<u8> = cycles[0].components.iter().map(|c| c.task).collect();
     assert_eq!(tasks, vec![1, 2, 3]);
     assert_eq!(igoodlock::detect(&trace, 4), cycles);
+}
+
+#[test]
+fn a_guard_held_across_an_await_closes_no_cycle_through_the_executors_lock() {
+    // mutex_held_across_timer's shape: the calibrator's poll takes the async mutex A and
+    // returns holding it (its guard lives across an `.await`), and its next poll takes the
+    // executor's lock E again; a reader's poll takes A under E. With E an ordinary lock
+    // that is a cycle; as the executor's (its class), A's acquire inside the poll never
+    // waits, and there is none.
+    let trace = |class: u32| {
+        let mut t = Trace::main_spawning(2);
+        t.lock_class(1, 1, E, class).lock(1, 2, A).unlock(1, 3, E);
+        t.lock_class(1, 1, E, class).unlock(1, 4, A).unlock(1, 3, E);
+        t.lock_class(2, 5, E, class).lock(2, 6, A).unlock(2, 7, A);
+        t.unlock(2, 8, E);
+        t.build()
+    };
+    assert_eq!(igoodlock::detect(&trace(E), 4).len(), 1);
+    assert!(igoodlock::detect(&trace(EXECUTOR_CLASS), 4).is_empty());
+    let p = predict(&trace(EXECUTOR_CLASS), &Options::default());
+    assert_eq!(p.of_kind(CandidateKind::Deadlock).count(), 0);
 }
 
 #[test]

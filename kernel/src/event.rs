@@ -188,6 +188,15 @@ pub const IRQ_CONTEXT: u8 = 0x80;
 /// Marker for "no task" in task fields (e.g. the holder of a lock nobody holds).
 pub const NO_TASK: u8 = 0xFF;
 
+/// The lock class `c` of an executor's lock (Jostle's `embassy-executor`): each poll of an
+/// Embassy task is a section of it, its acquire where the poll starts, its release where
+/// the poll returns. Between two of a task's polls (it returned `Pending`) is where its
+/// executor runs other tasks, the only place (`targets::Tracker`); and no acquire inside a
+/// poll ever waits (the checker's iGoodlock). Reserved: no other lock has this class (no
+/// static lives at this address on a Cortex-M, the host port numbers its locks from 0, and
+/// the checker's implicit locks, `0xFFFE_0000` and up, have their own class).
+pub const EXECUTOR_CLASS: u32 = 0xFFFD_0000;
+
 /// Is the field named `t` (the event's task)? Idents match by name in patterns.
 macro_rules! is_t {
     (t) => {

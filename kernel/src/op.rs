@@ -109,6 +109,19 @@ pub const LEAN_ACCESSES: u32 = Op::Read { s: 0, a: 0 }.lean_bit()
 pub const LEAN_YIELD: u32 = Op::Yield { s: 0 }.lean_bit();
 
 impl Op {
+    /// Is it the start of an Embassy task's poll (the acquire of its executor's lock,
+    /// [`crate::event::EXECUTOR_CLASS`])?
+    #[inline(always)]
+    pub fn starts_poll(&self) -> bool {
+        matches!(
+            self,
+            Op::Acquire {
+                c: crate::event::EXECUTOR_CLASS,
+                ..
+            }
+        )
+    }
+
     /// The site of the operation, if it has one.
     #[inline(always)]
     pub fn site(&self) -> Option<u32> {

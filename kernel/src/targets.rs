@@ -9,7 +9,7 @@
 //! operation makes real, whatever the strategy (so Random and PCT runs are measured the
 //! same way as the active ones).
 
-use crate::event::{Event, IRQ_CONTEXT};
+use crate::event::{EXECUTOR_CLASS, Event, IRQ_CONTEXT};
 use crate::interrupt::MAX_IRQS;
 use crate::op::{AtomicKind, Op, Slot};
 use crate::task::{MAX_TASKS, TaskId, TaskSet};
@@ -209,7 +209,9 @@ pub struct Windows {
     /// mask) since window `i` opened. A remote access landing after that is not recorded:
     /// `a1` and `a3` are then in two sections the programmer drew, and an access between
     /// them is the design, not a violation (the checker predicts such triples; only
-    /// CTrigger's hold at `a3` confirms them, see [`Targets::before`]).
+    /// CTrigger's hold at `a3` confirms them, see [`Targets::before`]). Except between two
+    /// polls of an Embassy task ([`Tracker::between_polls`]): there the task gave the CPU
+    /// away at an `.await`, and what lands is recorded.
     crossed: u8,
     len: u8,
 }
@@ -304,6 +306,15 @@ pub struct Tracker {
     /// the triple is reported when the context makes `a3`, [`Targets::before`]). A table
     /// rather than a field of every context's windows: it is rarely more than one entry.
     remotes: [Option<(TaskId, Remote)>; MAX_REMOTES],
+    /// The executor's lock (class [`EXECUTOR_CLASS`]) once a task took it. One per run:
+    /// Jostle's embassy-executor has one thread-mode executor, and its interrupt executors'
+    /// polls take no lock.
+    executor: Option<u32>,
+    /// Tasks inside a poll (holding the executor's lock).
+    polling: TaskSet,
+    /// Tasks between two of their polls: a poll of theirs returned (`Pending`: it released
+    /// the executor's lock) and the next has not started (acquired it again).
+    between_polls: TaskSet,
 }
 
 /// Most contexts with a remote access recorded at once (the oldest is forgotten).
@@ -316,6 +327,9 @@ impl Default for Tracker {
             windows: [Windows::default(); MAX_TASKS],
             irq_windows: [Windows::default(); MAX_IRQS],
             remotes: [None; MAX_REMOTES],
+            executor: None,
+            polling: TaskSet::EMPTY,
+            between_polls: TaskSet::EMPTY,
         }
     }
 }
@@ -329,6 +343,9 @@ impl Tracker {
         self.windows[..tasks].fill(Windows::default());
         self.irq_windows[..irqs].fill(Windows::default());
         self.remotes.fill(None);
+        self.executor = None;
+        self.polling = TaskSet::EMPTY;
+        self.between_polls = TaskSet::EMPTY;
     }
 
     /// The open triple windows of context `ctx` (a task or a handler).
@@ -379,6 +396,30 @@ impl Tracker {
         self.windows(ctx).any_uncrossed()
     }
 
+    /// Is context `ctx` a task between two of its polls (an Embassy task whose last poll
+    /// returned `Pending`, not polled again yet)? Only there does its executor run other
+    /// tasks, so only there can another task's access land between two accesses it made in
+    /// two polls.
+    pub fn between_polls(&self, ctx: TaskId) -> bool {
+        (ctx as usize) < MAX_TASKS && self.between_polls.contains(ctx)
+    }
+
+    /// Is task `t` inside a poll (holding its executor's lock, which no other task of the
+    /// executor can take before the poll returns)?
+    pub fn in_poll(&self, t: TaskId) -> bool {
+        (t as usize) < MAX_TASKS && self.polling.contains(t)
+    }
+
+    /// Is task `t` between two of its polls with a triple window open in which no targeted
+    /// remote access has landed yet (where Avio pauses it)?
+    pub fn awaits_remote(&self, t: TaskId) -> bool {
+        let w = self.windows(t);
+        self.between_polls(t)
+            && w.locations[..w.len as usize]
+                .iter()
+                .any(|&a| self.remote(t, a).is_none())
+    }
+
     /// When `op` by context `ctx` is the second access `a3` of a targeted triple whose first
     /// access `a1` it made (the window on `op`'s location is open): whether `a1` wrote.
     pub fn at_second(&self, ctx: TaskId, op: &Op, targets: &Targets) -> Option<bool> {
@@ -427,7 +468,9 @@ impl Tracker {
                         .iter()
                         .flatten()
                         .any(|(v, r)| *v == u && r.a == a && r.by == ctx && r.writes);
-                if u != ctx && w.position(a).is_some() && !w.crossed(a) && !reads_its_own_write {
+                // A crossed window records only what lands between two polls of its task.
+                let open = !w.crossed(a) || self.between_polls(u);
+                if u != ctx && w.position(a).is_some() && open && !reads_its_own_write {
                     Self::set_remote(&mut self.remotes, u, remote);
                 }
             }
@@ -482,6 +525,23 @@ impl Tracker {
             )
         {
             self.windows[t as usize].cross();
+            // A poll starts (its executor's lock taken) or returns (released).
+            match *op {
+                Op::Acquire {
+                    l,
+                    c: EXECUTOR_CLASS,
+                    ..
+                } => {
+                    self.executor = Some(l);
+                    self.polling.insert(t);
+                    self.between_polls.remove(t);
+                }
+                Op::Release { l, .. } if self.executor == Some(l) => {
+                    self.polling.remove(t);
+                    self.between_polls.insert(t);
+                }
+                _ => {}
+            }
         }
         let f = &mut self.tasks[t as usize];
         match *op {

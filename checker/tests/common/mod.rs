@@ -46,6 +46,9 @@ impl Trace {
     pub fn lock(&mut self, t: u8, s: u32, l: u32) -> &mut Self {
         self.push(Event::Acquire { t, s, l, c: l })
     }
+    pub fn lock_class(&mut self, t: u8, s: u32, l: u32, c: u32) -> &mut Self {
+        self.push(Event::Acquire { t, s, l, c })
+    }
     pub fn unlock(&mut self, t: u8, s: u32, l: u32) -> &mut Self {
         self.push(Event::Release { t, s, l })
     }

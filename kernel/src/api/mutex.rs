@@ -23,7 +23,8 @@ impl<T> Mutex<T> {
         Self::with_class(data, 0)
     }
 
-    /// A lock protecting `data`, in lock class `class` (non-zero).
+    /// A lock protecting `data`, in lock class `class` (non-zero, and not
+    /// [`crate::event::EXECUTOR_CLASS`], an executor's).
     pub const fn with_class(data: T, class: u32) -> Self {
         Mutex {
             class,

@@ -1736,6 +1736,77 @@ mod triples {
         }
     }
 
+    /// One poll of an Embassy task (as Jostle's embassy-executor makes it): its executor's
+    /// lock `e` (of class `class`) around `body`, each access of `body` inside a guard of
+    /// the async mutex 0x40.
+    fn poll(e: u32, class: u32, body: &[Op]) -> Vec<Op> {
+        let mut ops = vec![Op::Acquire {
+            s: 30,
+            l: e,
+            c: class,
+        }];
+        for op in body {
+            ops.push(Op::Acquire {
+                s: 31,
+                l: 0x40,
+                c: 0x40,
+            });
+            ops.push(*op);
+            ops.push(Op::Release { s: 31, l: 0x40 });
+        }
+        ops.push(Op::Release { s: 30, l: e });
+        ops
+    }
+
+    /// mutex_check_then_act's shape: task A checks location 7 in one poll (`a1`, site 10)
+    /// and acts on it in its next (`a3`, site 11); task B polls three times, then writes it
+    /// (`a2`, site 20). With `class` the executor's lock's class: how many of 40 seeds
+    /// report the triple under `strategy`, and whether any held A at `a3`.
+    fn check_then_act_across_polls(strategy: StrategyId, class: u32) -> (usize, bool) {
+        let e = 0xE0;
+        let mut a = poll(e, class, &[Op::Read { s: 10, a: 7 }]);
+        a.extend(poll(e, class, &[Op::Write { s: 11, a: 7 }]));
+        let mut b = Vec::new();
+        for work in 0..3 {
+            b.extend(poll(e, class, &[Op::Write { s: 9, a: 99 + work }]));
+        }
+        b.extend(poll(e, class, &[Op::Write { s: 20, a: 7 }]));
+        let mut reported = 0;
+        let mut held_in_vain = false;
+        for seed in 0..40 {
+            let (v, events) = simulate(&with(strategy, seed, &bps()), &[&a, &b]);
+            assert_eq!(v, Verdict::Pass, "seed {seed}");
+            let found = unserializable(&events);
+            if let [Event::Unserializable { t, s, by, s2, a }] = found[..] {
+                assert_eq!((t, s, by, s2, a), (1, 11, 2, 20, 7), "seed {seed}");
+                reported += 1;
+            }
+            held_in_vain |= events
+                .iter()
+                .any(|e| matches!(e, Event::Postpone { s: 11, .. }));
+        }
+        (reported, held_in_vain)
+    }
+
+    #[test]
+    fn avio_pauses_an_embassy_task_between_its_polls_until_the_remote_write_lands() {
+        use crate::event::EXECUTOR_CLASS;
+        // Held at `a3` the task would hold its executor's lock, and B could never come
+        // first: Avio pauses A at the start of its next poll instead, until B's write lands.
+        // (Unless B made its write before A's first poll.)
+        let (avio, held_in_vain) = check_then_act_across_polls(StrategyId::Avio, EXECUTOR_CLASS);
+        assert!(avio >= 35, "{avio}");
+        assert!(!held_in_vain);
+        // What lands between two polls is real under any strategy: Random reports the
+        // seeds where B's write happened to come between A's polls.
+        let (random, _) = check_then_act_across_polls(StrategyId::Random, EXECUTOR_CLASS);
+        assert!(random > 0 && random < avio, "{random}");
+        // Between two sections of an ordinary lock, the same accesses are the design
+        // (`Windows::crossed`): nothing is reported.
+        let (ordinary, _) = check_then_act_across_polls(StrategyId::Avio, 0xE0);
+        assert_eq!(ordinary, 0);
+    }
+
     #[test]
     fn a_window_stays_open_while_its_first_site_touches_another_location() {
         // racebench 024's getter: site 10 reads location 7 then location 8 before site 11

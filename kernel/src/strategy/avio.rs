@@ -15,6 +15,17 @@
 //! Between two sections the context left and entered, an access by another context is the
 //! programmer's design: only a hold at `a3` (CTrigger) confirms such a triple.
 //!
+//! An Embassy task's `a1` and `a3` in two of its polls (a check-then-act across an
+//! `.await`, each access inside a guard of an async mutex) cannot be lined up at `a3`: a
+//! task held there is inside its poll, holding its executor's lock, and no other task of
+//! the executor runs until it goes on. Its executor runs others only between two of its
+//! polls, so that is where the strategy pauses it: at the acquire that starts its next poll
+//! (atomfuzzer-fse08 Algorithm 2, line 16: the pause at the re-acquire of the lock `L` a
+//! block released, here the executor's), until another task's `a2` has landed in its window
+//! (line 25's condition, the lock's acquire by another thread, made the triple's remote
+//! access), and the tracker records what lands there ([`crate::targets::Tracker::between_polls`]).
+//! At `a3` inside a poll it does not hold the task (those runs would be spent for nothing).
+//!
 //! When the window masks the remote's source and a more urgent handler was seen enabling it
 //! (racebench 014: isr_1 masks isr_3, isr_2 unmasks it), the host names that handler too
 //! ([`role::FIRE`] side 1, the *unmasker*): the strategy fires it where it would fire the
@@ -60,7 +71,7 @@ impl Strategy for Avio {
     }
 
     fn checks(&self, op: &Op) -> bool {
-        access(op).is_some() || !self.want_fire.is_empty()
+        access(op).is_some() || !self.want_fire.is_empty() || (self.opened && op.starts_poll())
     }
 
     fn check(&mut self, t: TaskId, op: &Op, view: &View<'_>, rng: &mut SchedRng) -> Check {
@@ -83,8 +94,14 @@ impl Strategy for Avio {
             }
             return Check::Execute;
         }
-        if !at_second {
-            // `a2` by anyone runs at once: the check makes the interleaving real.
+        if op.starts_poll() && view.tracker.awaits_remote(t) {
+            // Between two polls, with `a1` made: paused until `a2` lands (see the module's
+            // comment; released by `analyze`, or by the thrashing and livelock rules).
+            return Check::Postpone;
+        }
+        if !at_second || view.tracker.in_poll(t) {
+            // `a2` by anyone runs at once: the check makes the interleaving real. And a
+            // task at `a3` inside a poll goes on: nobody of its executor could come first.
             return Check::Execute;
         }
         // `t` stands at `a3`, having made `a1`.
@@ -109,16 +126,29 @@ impl Strategy for Avio {
     }
 
     fn analyze(&mut self, t: TaskId, op: &Op, view: &View<'_>, _rng: &mut SchedRng) -> TaskSet {
+        let Some((s, a, _)) = access(op) else {
+            return TaskSet::EMPTY;
+        };
         // A new `a1` opens a new window, which waits for its firing.
-        if let Some((s, _, _)) = access(op)
-            && view.targets.has(s, role::FIRST)
-        {
+        if view.targets.has(s, role::FIRST) {
             self.opened = true;
             if view.targets.fire_source(0).is_some() {
                 self.want_fire.insert(t);
             }
         }
-        TaskSet::EMPTY
+        // `a2` landed in the window of tasks paused between two polls: they go on
+        // (atomfuzzer-fse08 Algorithm 2, line 26).
+        let mut landed = TaskSet::EMPTY;
+        if view.targets.has(s, role::REMOTE) {
+            for p in view.postponed.iter() {
+                if view.pending(p).is_some_and(Op::starts_poll)
+                    && view.tracker.remote(p, a).is_some()
+                {
+                    landed.insert(p);
+                }
+            }
+        }
+        landed
     }
 
     /// Keeps the kernel's lean path off once a window has opened: every access must reach

@@ -17,6 +17,7 @@ use crate::raw::{TaskHeader, TaskRef};
 use crate::spawner::Spawner;
 use core::cell::Cell;
 use jostle_kernel::clock;
+use jostle_kernel::event::EXECUTOR_CLASS;
 use jostle_kernel::{MAX_TASKS, Op, TaskId, port};
 
 /// The state an executor needs: its identity (its address, the lock its polls hold) and,
@@ -159,10 +160,12 @@ fn task_main() {
     let site = header.site.get();
     let g = header.wake_signal();
     loop {
+        // The executor's lock has a class of its own: the kernel's triple windows and the
+        // checker's iGoodlock tell a poll's bounds from a lock's by it.
         port::point(Op::Acquire {
             s: site,
             l: executor,
-            c: executor,
+            c: EXECUTOR_CLASS,
         });
         header.queued.set(false);
         header.woke_itself.set(false);
