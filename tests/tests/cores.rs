@@ -110,14 +110,15 @@ fn core_dir(core: &Core) -> PathBuf {
 /// Without link-time optimisation: the release profile's fat LTO optimises the whole
 /// firmware again for each ELF (about a second each, 102 ELFs here, most of these builds'
 /// time); what these tests check is the core, not the profile (`profiles.rs` runs the
-/// kernel under other profiles, and every other QEMU build keeps the release profile).
+/// kernel under other profiles, its `release-no-lto` as this one, whose M3 dependencies
+/// these builds share; every other QEMU build keeps the release profile).
 fn built_for_cores() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = target_dir().join("cores");
         for core in CORES {
             let mut cmd = firmware_cargo(&workspace());
-            cmd.env("CARGO_PROFILE_RELEASE_LTO", "off")
+            cmd.env("CARGO_PROFILE_RELEASE_LTO", "false")
                 .args(["build", "--release", "--target", core.target])
                 .args(["-p", "jostle-examples", "-p", "jostle-test-firmware"])
                 .arg("--no-default-features")

@@ -1,6 +1,6 @@
 //! Ports: the only code that touches a CPU or OS. Each provides the same small interface
-//! to the primitives (`point`, `spawn`, `site`, `addr`, `current`, `arg`) and a way to start
-//! a run; the scheduling decisions themselves live in [`crate::sched`].
+//! to the primitives (`point`, `execute_now`, `spawn`, `site`, `addr`, `current`, `arg`) and
+//! a way to start a run; the scheduling decisions themselves live in [`crate::sched`].
 
 #[cfg(all(feature = "cortex-m", feature = "host"))]
 compile_error!("choose one port: feature `cortex-m` or feature `host`");

@@ -141,25 +141,25 @@ impl<K: Sink> Core<K> {
         self.stopped_at(me, op)
     }
 
-    /// Task `me` executes the release `op` at once, with no decision before it; returns
-    /// what runs next (`me`, unless the run ends here).
+    /// Task `me` executes the release or signal `op` at once, with no decision before it;
+    /// returns what runs next (`me`, unless the run ends here).
     ///
     /// A release is a left mover (Lipton's reduction, atomfuzzer-fse08 §3 and ref. 32: "any
-    /// lock release as a left-mover"): it commutes
-    /// with every operation of every other context, the acquires of its lock included,
-    /// which are disabled until it executes. A run in which the scheduler lets another
-    /// context go at the point before the release has the same events, in another order of
-    /// independent ones, as the run that executes the release first and lets that context
-    /// go at the task's next point; so the decision here is no decision, and skipping it
-    /// loses no behaviour. The execution itself is the loop's ([`Core::run`]): the targets'
+    /// lock release as a left-mover"), and so is a signal (a semaphore's V): it commutes
+    /// with every operation of every other context, the acquires of its lock (the waits on
+    /// its signal) included, which it can only enable. A run in which the scheduler lets
+    /// another context go at the point before it has the same events, in another order of
+    /// independent ones, as the run that executes it first and lets that context go at the
+    /// task's next point; so the decision here is no decision, and skipping it loses no
+    /// behaviour. The execution itself is the loop's ([`Core::run`]): the targets'
     /// check, the event, the trackers, the strategy's analysis, the spin marks and the
     /// lean path's refresh; a firing due now fires at the next decision. Two cases go
     /// through the loop, so that how a run ends does not change: a lone task found
     /// starving, and the step limit.
     pub fn execute_now(&mut self, me: TaskId, op: Op) -> Next {
         assert!(
-            matches!(op, Op::Release { .. }),
-            "only a release executes without a decision"
+            matches!(op, Op::Release { .. } | Op::Signal { .. }),
+            "only a release or a signal executes without a decision"
         );
         if self.watch.starved || self.steps >= self.step_limit {
             return self.stopped_at(me, op);

@@ -154,6 +154,56 @@ fn a_release_executed_now_takes_no_decision_and_frees_the_lock() {
 }
 
 #[test]
+fn a_signal_executed_now_takes_no_decision_and_enables_its_waiter() {
+    let signal = Op::Signal { s: 8, g: 20 };
+    // Main spawns a task that waits on signal 20 and one that only yields, and stands
+    // before the signal once the first waits: the core and the two tasks.
+    let start = |config: &Config| {
+        let mut c = Core::new(config, 0, Rec::default());
+        c.decide();
+        let (a, b) = (c.reserve().unwrap(), c.reserve().unwrap());
+        let mut next = c.point(0, Op::Spawn { s: 1, child: a });
+        let mut waiting = false;
+        let mut spawned = false;
+        loop {
+            next = match next {
+                Next::Run(0) if !spawned => {
+                    spawned = true;
+                    c.point(0, Op::Spawn { s: 1, child: b })
+                }
+                Next::Run(0) if waiting => return (c, a, b),
+                Next::Run(0) => c.point(0, Op::Yield { s: 2 }),
+                Next::Run(t) if t == a => {
+                    waiting = true;
+                    c.point(a, Op::Wait { s: 9, g: 20 })
+                }
+                Next::Run(t) => c.point(t, Op::Yield { s: 3 }),
+                other => panic!("{other:?}"),
+            };
+        }
+    };
+    let mut switched = 0;
+    for seed in 0..64 {
+        let config = Config {
+            seed,
+            ..Config::default()
+        };
+        // At a point before the signal, the other task may go first...
+        let (mut c, _, b) = start(&config);
+        if c.point(0, signal) == Next::Run(b) {
+            switched += 1;
+        }
+        // ...executed now, the signal never lets it: main goes on, the waiter is enabled.
+        let (mut c, a, _) = start(&config);
+        assert!(!c.enabled_tasks().0.contains(a));
+        assert_eq!(c.execute_now(0, signal), Next::Run(0), "seed {seed}");
+        assert_eq!(c.sink.0.last(), Some(&Event::Signal { t: 0, s: 8, g: 20 }));
+        assert!(c.enabled_tasks().0.contains(a));
+    }
+    assert!(switched > 0, "the point before a signal never switched");
+}
+
+#[test]
 fn trace_level_filters_accesses() {
     let config = Config {
         trace: TraceLevel::Sync,

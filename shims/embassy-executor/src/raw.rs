@@ -354,7 +354,9 @@ fn wake_header(header: &'static TaskHeader) {
     if jostle_kernel::port::values_traced() {
         jostle_kernel::clock::note_wake(g, crate::arch::return_addresses());
     }
-    jostle_kernel::port::point(jostle_kernel::Op::Signal {
+    // No decision before it (`Core::execute_now`: a signal commutes with every other
+    // context's operation); in a handler, a point as any other.
+    jostle_kernel::port::execute_now(jostle_kernel::Op::Signal {
         s: jostle_kernel::port::site(core::panic::Location::caller()),
         g,
     });

@@ -693,9 +693,9 @@ pub fn point(op: Op) {
     }
 }
 
-/// The running task executes the release `op` at once, with no decision before it
-/// (`Core::execute_now`: a release commutes with every other context's operation); in a
-/// handler, a point as any other.
+/// The running task executes the release or signal `op` at once, with no decision before it
+/// (`Core::execute_now`: it commutes with every other context's operation); in a handler,
+/// a point as any other.
 #[inline(never)]
 pub fn execute_now(op: Op) {
     // SAFETY: as in `point`.

@@ -383,7 +383,7 @@ pub fn point(op: Op) {
     go(me, next);
 }
 
-/// The running task executes the release `op` at once, with no decision before it
+/// The running task executes the release or signal `op` at once, with no decision before it
 /// (`Core::execute_now`); in a handler, a point as any other.
 pub fn execute_now(op: Op) {
     let me = ME.with(Cell::get);
