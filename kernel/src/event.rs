@@ -194,8 +194,9 @@ pub const NO_TASK: u8 = 0xFF;
 /// executor runs other tasks, the only place (`targets::Tracker`); and no acquire inside a
 /// poll ever waits (the checker's iGoodlock). Reserved: no other lock has this class (no
 /// static lives at this address on a Cortex-M, the host port numbers its locks from 0, and
-/// the checker's implicit locks, `0xFFFE_0000` and up, have their own class).
-pub const EXECUTOR_CLASS: u32 = 0xFFFD_0000;
+/// the checker's implicit locks, `0xFFFE_0000` and up, have their own class). One Thumb-2
+/// immediate: the shim's poll loop builds its acquire in one instruction.
+pub const EXECUTOR_CLASS: u32 = 0xFD00_0000;
 
 /// Is the field named `t` (the event's task)? Idents match by name in patterns.
 macro_rules! is_t {

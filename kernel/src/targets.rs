@@ -511,7 +511,10 @@ impl Tracker {
             })
     }
     /// Records that `t` executed `op` (CalFuzzer's *analyze* hook for lock and block state);
-    /// `targets` says which acquire sites open heuristic blocks.
+    /// `targets` says which acquire sites open heuristic blocks. Out of line: only runs that
+    /// track call it, and inlined into the loop's `run` it cost every untargeted Embassy
+    /// poll step register moves (`scripts/poll-trace`).
+    #[inline(never)]
     pub fn after(&mut self, t: TaskId, op: &Op, targets: &Targets) {
         if targets.triple
             && matches!(

@@ -159,14 +159,15 @@ fn task_main() {
     let executor = header.executor.get();
     let site = header.site.get();
     let g = header.wake_signal();
+    // The executor's lock has a class of its own: the kernel's triple windows and the
+    // checker's iGoodlock tell a poll's bounds from a lock's by it.
+    let poll_start = Op::Acquire {
+        s: site,
+        l: executor,
+        c: EXECUTOR_CLASS,
+    };
     loop {
-        // The executor's lock has a class of its own: the kernel's triple windows and the
-        // checker's iGoodlock tell a poll's bounds from a lock's by it.
-        port::point(Op::Acquire {
-            s: site,
-            l: executor,
-            c: EXECUTOR_CLASS,
-        });
+        port::point(poll_start);
         header.queued.set(false);
         header.woke_itself.set(false);
         // The futures still waiting on a deadline set the task's timer again as they are
