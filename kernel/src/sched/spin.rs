@@ -38,9 +38,12 @@
 //!   polling*. Tasks that wake each other and do nothing else (two waiters of embassy-sync's
 //!   `Mutex`, whose single waker slot wakes the old waker when another registers) do so for
 //!   ever under a clock that moves only when no task is ready, while on a board time passes
-//!   as they poll and the deadline comes. But what a poll changes inside a library whose
-//!   data is not instrumented (a `Channel` of embassy-sync handing over an item) is not
-//!   seen: a producer and a consumer look the same. So a poll is given a cost: once polls
+//!   as they poll and the deadline comes. But a hand-off inside a library changes no data
+//!   the kernel sees: a `Watch`, `PubSub` or `AtomicWaker` of embassy-sync is not
+//!   instrumented, and a `Channel` or `Signal` through `jostle-embassy-sync` is seen as a
+//!   send and a receive, which order and wake but change no data by this rule (the
+//!   executor's wakes are sends and receives too, and two waiters waking each other must
+//!   still spin). A producer and a consumer look the same. So a poll is given a cost: once polls
 //!   have changed no data for the livelock bound's steps, (1) when every candidate task
 //!   spins polling and a timer is pending, the clock jumps to the earliest deadline and the
 //!   timers due fire ([`Core::advance_time`]; the tasks they wake then compete as any enabled
