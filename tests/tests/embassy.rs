@@ -96,19 +96,42 @@ fn campaign(elf: &Path, dir: &Path) -> std::process::Output {
 
 /// Runs the campaign of app `app` (ELF `elf`, source in `examples/<project>`), checks that it
 /// finds `verdict` with `words` in its message at the line holding `line`, shrinks it and
-/// replays it, whole and shrunk, with a lane named `task`; returns the two replays'
-/// interleavings.
+/// replays it, whole and shrunk, with a lane named `task`; returns the report and the two
+/// replays' interleavings.
 fn found_shrunk_and_replayed(
     elf: &Path,
     project: &str,
     app: &str,
     finding: (&str, &str, &str, &str),
-) -> Vec<String> {
+) -> (serde_json::Value, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let file = format!("src/bin/{app}.rs");
     let source = workspace().join(format!("examples/{project}/{file}"));
     let out = campaign(elf, dir.path());
-    found_in_report(dir.path(), &out, elf, (&source, &file), app, finding).1
+    found_in_report(dir.path(), &out, elf, (&source, &file), app, finding)
+}
+
+/// The access-atomicity candidate of report `r` at the lines of `source` (named `file` in
+/// the report) holding `check`, `write` and `act` (a check-then-act across an `.await`, the
+/// accesses inside async-mutex guards) was made real and harmful: the confirmed bug names
+/// the guards' lines (before, a task held at its act was inside its poll, holding the
+/// executor, and no run made the triple real).
+fn triple_made_real(r: &serde_json::Value, (source, file): (&Path, &str), lines: [&str; 3]) {
+    let at = |text: &str| format!("{file}:{}:", line_of(source.to_str().unwrap(), text));
+    let [check, write, act] = lines.map(at);
+    let sites = |b: &serde_json::Value| b["sites"].to_string();
+    let triple = bugs(r)
+        .iter()
+        .find(|b| b["kind"] == "access_atomicity" && sites(b).contains(&check))
+        .unwrap_or_else(|| panic!("nothing predicted at the check {check}: {r:#}"));
+    assert!(
+        sites(triple).contains(&write) && sites(triple).contains(&act),
+        "{triple:#}"
+    );
+    assert!(
+        triple["confirmed"].as_u64() > Some(0) && triple["harmful"].as_u64() > Some(0),
+        "the triple at the guards' lines was not made real: {triple:#}"
+    );
 }
 
 /// The campaign's output `out` in `dir` (of app `app`, ELF `elf`, its source `file` as the
@@ -183,12 +206,18 @@ fn apps_on_thread_mode_and_noop_raw_mutexes_pass_their_campaigns() {
 #[test]
 fn buggy_embassy_apps_are_found_named_shrunk_and_replayed() {
     for (app, verdict, words, line, task) in BUGGY {
-        found_shrunk_and_replayed(
+        let (r, _) = found_shrunk_and_replayed(
             &embassy_example(app),
             "embassy",
             app,
             (verdict, words, line, task),
         );
+        if app == "mutex_check_then_act" {
+            let file = format!("src/bin/{app}.rs");
+            let source = workspace().join(format!("examples/embassy/{file}"));
+            let lines = [">= amount;", "*balance -= amount;", "*balance >= amount,"];
+            triple_made_real(&r, (&source, &file), lines);
+        }
     }
 }
 
@@ -340,22 +369,9 @@ fn an_embassy_app_outside_the_workspace_has_its_async_mutex_check_then_act_predi
     );
     // Predicted from the guards' accesses: the check's read, the sweep's write, the debit's
     // read; and made real at those lines, the payment paused between its two polls until
-    // the sweep's write landed (a task held at the debit's read would hold the executor).
-    let line = |text: &str| format!("src/main.rs:{}:", line_of(source.to_str().unwrap(), text));
-    let (check, sweep, debit) = (line(">= 60;"), line("-= half;"), line("assert!("));
-    let sites = |b: &serde_json::Value| b["sites"].to_string();
-    let triple = bugs(&r)
-        .iter()
-        .find(|b| b["kind"] == "access_atomicity" && sites(b).contains(&check))
-        .unwrap_or_else(|| panic!("nothing predicted at the check {check}: {r:#}"));
-    assert!(
-        sites(triple).contains(&sweep) && sites(triple).contains(&debit),
-        "{triple:#}"
-    );
-    assert!(
-        triple["confirmed"].as_u64() > Some(0) && triple["harmful"].as_u64() > Some(0),
-        "the triple at the guards' lines was not made real: {triple:#}"
-    );
+    // the sweep's write landed.
+    let lines = [">= 60;", "-= half;", "assert!("];
+    triple_made_real(&r, (&source, "src/main.rs"), lines);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let summary = stdout.lines().filter(|l| l.starts_with("predicted "));
     eprintln!("account: {}", summary.collect::<String>());
@@ -431,7 +447,7 @@ fn jostle_new_embassy_writes_an_app_whose_campaign_finds_its_bug() {
 #[test]
 fn an_interrupt_executor_preempts_a_thread_mode_poll_and_its_bug_is_found() {
     let app = "calibration_preempted";
-    let shown = found_shrunk_and_replayed(
+    let (_, shown) = found_shrunk_and_replayed(
         &embassy_multiprio_example(app),
         "embassy-multiprio",
         app,
