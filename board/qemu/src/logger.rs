@@ -32,10 +32,11 @@ fn flush(state: &mut State) {
     if state.len == 0 {
         return;
     }
-    // With the running task's stack guard lifted: QEMU checks a semihosting call's memory
-    // against the MPU by the first address of each 1 KiB page, so a no-access guard (ARMv7-M)
-    // that starts a page would fail the call (and lose the frame) whenever its parameter block, on the task's
-    // stack, lies in that page (see `jostle_kernel::port::unguarded`).
+    // With the stack guards lifted while one starts a page: QEMU checks a semihosting call's
+    // memory against the MPU by the first address of each 1 KiB page, so a no-access guard
+    // (ARMv7-M) that starts a page would fail the call (and lose the frame) whenever its
+    // parameter block, on the task's stack, lies in that page (see
+    // `jostle_kernel::port::unguarded`).
     let len = state.len.min(BUF_LEN);
     jostle_kernel::port::unguarded(|| crate::write_frames(&state.buf[..len]));
     state.len = 0;

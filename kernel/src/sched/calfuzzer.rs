@@ -188,7 +188,8 @@ impl<K: Sink> Core<K> {
     /// violated, a triple's window entered), its findings emitted; a task whose pattern
     /// completed is no longer held back (atomfuzzer-fse08 Algorithm 2, line 26).
     pub(super) fn check_targets(&mut self, ctx: TaskId, op: &Op) {
-        let handlers = self.preempted_handlers();
+        let mut handlers = crate::fixed::Vec::new();
+        self.preempted_handlers(&mut handlers);
         let (sink, trace) = (&mut self.sink, self.trace);
         let done = self.targets.before(
             ctx,
@@ -208,6 +209,15 @@ impl<K: Sink> Core<K> {
     /// Executes `t`'s pending operation `op`: the targets' check first (it sees the other
     /// tasks still stopped before theirs), then the effect, then the analyses.
     pub(super) fn run(&mut self, t: TaskId, op: Op) -> Next {
+        self.perform(t, op);
+        self.refresh_lean();
+        Next::Run(t)
+    }
+
+    /// [`Core::run`] but for the lean path's refresh; returns whether the strategy's analysis
+    /// released or forced a task.
+    #[inline(always)]
+    pub(super) fn perform(&mut self, t: TaskId, op: Op) -> bool {
         if self.checking {
             self.check_targets(t, &op);
         }
@@ -215,6 +225,7 @@ impl<K: Sink> Core<K> {
         if let Op::Yield { .. } = op {
             self.yielded(t);
         }
+        let mut released = false;
         if self.tracking {
             self.tracker.after(t, &op, &self.targets);
             self.tracker.after_access(t, &op, &self.targets);
@@ -230,10 +241,10 @@ impl<K: Sink> Core<K> {
             let release = self.strategy.analyze(t, &op, &view, &mut self.rng);
             self.postponed = self.postponed.minus(release);
             self.forced.0 |= release.0;
+            released = !release.is_empty();
         }
         self.note_spin(t, &op);
-        self.refresh_lean();
-        Next::Run(t)
+        released
     }
 
     /// Applies the effect of `op` by task `t` on the scheduler state and records it.

@@ -167,11 +167,49 @@ impl<K: Sink> Core<K> {
         self.run(me, op)
     }
 
-    /// The general path: `me` is stopped before `op` and the loop decides.
+    /// The general path: `me` is stopped before `op` and the loop decides, unless `me` runs
+    /// alone ([`Core::goes_on_alone`]): then the loop's decision is known and `op` executes.
     #[inline(never)]
     pub fn stopped_at(&mut self, me: TaskId, op: Op) -> Next {
+        if self.goes_on_alone(&op) {
+            if self.strategy.checks(&op) {
+                // The loop's pick is `me`: what follows it is the strategy's check.
+                self.stop(me, op);
+                return self.after_pick(me);
+            }
+            // What the lean path may do was worked out from what an operation that only
+            // observes leaves as it was: only a task the analysis released changes it.
+            if self.perform(me, op) {
+                self.refresh_lean();
+            }
+            return Next::Run(me);
+        }
         self.stop(me, op);
         self.decide()
+    }
+
+    /// Is the general loop's pick at the running task's point before `op` the task itself,
+    /// with nothing done before it? So it is when the task runs alone with nothing else
+    /// able to act (`solo`, as the last step left it) and `op` only observes (a read or a
+    /// yield, which changes nothing another context waits for): then [`Core::decide`] finds
+    /// no firing (no source is eligible: a replayed one anchored here is for a source that
+    /// cannot fire, and its anchor, the task's count, is not met again), the task the only
+    /// one enabled and no other task postponed or forced, nothing to release or to let time
+    /// pass for (no timer pending, no poll marked), and one candidate, picked without a
+    /// draw. The starving verdict and the step limit are the loop's to give. What follows
+    /// the pick is the loop's: the strategy's check when it checks `op`; else `op` runs,
+    /// and the lean path's refresh is skipped (nothing it reads changed). A lone spinning
+    /// task (a starvation's run, `spin`) takes this step some 256 times.
+    #[inline(always)]
+    fn goes_on_alone(&self, op: &Op) -> bool {
+        self.solo
+            && self.irq_running.is_empty()
+            && !self.watch.starved
+            && self.steps < self.step_limit
+            && self.fire_next.is_none()
+            && !self.timer_pending()
+            && !self.polls_marked()
+            && op.observes().is_some()
     }
 
     /// One step of the lean path.

@@ -223,7 +223,8 @@ fn simulate(config: &Config, programs: &[&[Op]]) -> (Verdict, Vec<Event>) {
 }
 
 /// `lean`: scheduling points go through [`Core::point`] (the lean path where it
-/// applies); otherwise always through the general loop.
+/// applies, and [`Core::stopped_at`]'s shortcut for a lone task); otherwise always through
+/// the general loop.
 fn simulate_with(config: &Config, programs: &[&[Op]], lean: bool) -> (Verdict, Vec<Event>) {
     let (verdict, events, _) = schedule_of(config, programs, lean);
     (verdict, events)
@@ -349,7 +350,10 @@ fn drive(
                         if lean {
                             c.point(t, *op)
                         } else {
-                            c.stopped_at(t, *op)
+                            // The loop itself, not `stopped_at`: its shortcut for a task
+                            // that runs alone is checked against it too.
+                            c.stop(t, *op);
+                            c.decide()
                         }
                     }
                     None => c.exit(t),

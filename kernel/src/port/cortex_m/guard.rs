@@ -49,6 +49,36 @@ const NO_MPU: u32 = u32::MAX;
 /// register. Tasks from `OWN_GUARDS` on share [`GUARD_REGION`], moved at every switch.
 static mut OWN_GUARDS: u32 = 0;
 
+/// The regions whose guard starts a 1 KiB page (bit `r`: region `r`). QEMU reads a
+/// semihosting call's memory through the MPU by the first address of each page, so on
+/// PMSAv7 such a guard denies the call its whole page; a guard anywhere else in a page
+/// denies it nothing ([`page_guarded`], [`crate::port::unguarded`]).
+static mut PAGE_GUARDS: u32 = 0;
+
+/// Region `r` now guards the 32 bytes at `base` ([`PAGE_GUARDS`]).
+///
+/// # Safety
+/// `r` is below 32; single core, no concurrent writer (the port's own calls).
+#[inline(always)]
+unsafe fn note_guard(r: u32, base: usize) {
+    // SAFETY: per the contract.
+    unsafe {
+        if base & 1023 == 0 {
+            PAGE_GUARDS |= 1 << r;
+        } else {
+            PAGE_GUARDS &= !(1 << r);
+        }
+    }
+}
+
+/// Does a no-access guard start a 1 KiB page, so that QEMU would refuse a semihosting call
+/// memory in that page ([`PAGE_GUARDS`])? Never on PMSAv8, whose guards are read-only.
+#[inline(always)]
+pub fn page_guarded() -> bool {
+    // SAFETY: a word the port writes on this core only.
+    !cfg!(jostle_stack_limit) && unsafe { PAGE_GUARDS } != 0
+}
+
 #[cfg(not(jostle_stack_limit))]
 mod pmsa {
     //! PMSAv7 (and PMSAv6, which has the same layout): a region forbids every access.
@@ -195,6 +225,7 @@ pub unsafe fn guard_init() -> bool {
         }
         GUARD_REGION = regions - 1;
         OWN_GUARDS = regions - 1;
+        PAGE_GUARDS = 0;
         pmsa::init();
         // Only the regions still enabled are written: under QEMU every RBAR, RASR/RLAR or
         // CTRL write flushes the translation cache (RNR and reads do not), and a run's tasks
@@ -233,6 +264,7 @@ pub unsafe fn guard_own(t: u8, base: usize) {
             return;
         }
         pmsa::set(u32::from(t), base);
+        note_guard(u32::from(t), base);
         core::arch::asm!("dsb", options(nostack, preserves_flags));
     }
 }
@@ -255,6 +287,7 @@ pub unsafe fn unguard(t: u8) {
         };
         MPU_RNR.write_volatile(region);
         MPU_RASR_RLAR.write_volatile(0);
+        PAGE_GUARDS &= !(1 << region);
         core::arch::asm!("dsb", options(nostack, preserves_flags));
     }
 }
@@ -271,6 +304,7 @@ pub unsafe fn guard(base: usize) {
     // instruction fetches).
     unsafe {
         pmsa::set(GUARD_REGION, base);
+        note_guard(GUARD_REGION, base);
         core::arch::asm!("dsb", options(nostack, preserves_flags));
     }
 }

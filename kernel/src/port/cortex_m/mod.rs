@@ -584,10 +584,14 @@ unsafe fn canary_broken(t: TaskId) -> ! {
 /// drops the frame: CCT `twostage` at tasks-128 (two 2 KiB stacks at 0x2000_0000 and
 /// 0x2000_0800, more than 1 KiB deep in the scheduler) lost 16 of its 24 task events.
 /// `f` must reach no scheduling point (a logger's write, inside its critical section).
+///
+/// Only while a guard starts a page ([`guard::page_guarded`]): a guard elsewhere in a page
+/// denies the call nothing, and turning the MPU off and on around every frame flushed QEMU's
+/// translations twice per frame (at full trace some 40 % of a run's cost).
 pub fn unguarded<R>(f: impl FnOnce() -> R) -> R {
     // SAFETY: `guarded` is read only once the kernel is started (before, the MPU is off);
     // it is true only when `guard_init` found an MPU or a stack limit.
-    if started() && unsafe { (*kernel()).guarded } {
+    if started() && unsafe { (*kernel()).guarded } && guard::page_guarded() {
         // SAFETY: as above; `f` switches no task (the caller's contract).
         unsafe { guard::unguarded(f) }
     } else {
