@@ -248,6 +248,8 @@ impl<K: Sink> Core<K> {
     }
 
     /// Applies the effect of `op` by task `t` on the scheduler state and records it.
+    /// (Inlined: called from [`Core::perform`] alone, which two paths inline.)
+    #[inline(always)]
     pub(super) fn execute(&mut self, t: TaskId, op: Op) {
         self.apply(t, &op);
         self.slots[t as usize] = Slot::Alive(None);

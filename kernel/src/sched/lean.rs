@@ -171,6 +171,18 @@ impl<K: Sink> Core<K> {
     /// alone ([`Core::goes_on_alone`]): then the loop's decision is known and `op` executes.
     #[inline(never)]
     pub fn stopped_at(&mut self, me: TaskId, op: Op) -> Next {
+        if self.solo && op.observes().is_some() {
+            return self.alone_at(me, op);
+        }
+        self.stop(me, op);
+        self.decide()
+    }
+
+    /// [`Core::stopped_at`] while a task runs alone. Out of line: inlined, its registers
+    /// and frame cost every other general step some 30 instructions (an Embassy poll step
+    /// takes two).
+    #[inline(never)]
+    fn alone_at(&mut self, me: TaskId, op: Op) -> Next {
         if self.goes_on_alone(&op) {
             if self.strategy.checks(&op) {
                 // The loop's pick is `me`: what follows it is the strategy's check.

@@ -340,7 +340,9 @@ macro_rules! registry {
                 }
             }
 
-            /// See [`Strategy::checks`].
+            /// See [`Strategy::checks`]. (Inlined: a dispatch on the strategy, at every
+            /// step the loop picks.)
+            #[inline(always)]
             pub fn checks(&self, op: &Op) -> bool {
                 match self {
                     $( AnyStrategy::$variant(s) => s.checks(op), )*
