@@ -168,7 +168,7 @@ impl<K: Sink> Core<K> {
     }
 
     /// The general path: `me` is stopped before `op` and the loop decides, unless `me` runs
-    /// alone ([`Core::goes_on_alone`]): then the loop's decision is known and `op` executes.
+    /// alone ([`Core::alone_at`]): then the loop's decision is known and `op` executes.
     #[inline(never)]
     pub fn stopped_at(&mut self, me: TaskId, op: Op) -> Next {
         if self.solo && op.observes().is_some() {
@@ -183,7 +183,7 @@ impl<K: Sink> Core<K> {
     /// takes two).
     #[inline(never)]
     fn alone_at(&mut self, me: TaskId, op: Op) -> Next {
-        if self.goes_on_alone(&op) {
+        if self.goes_on_alone() {
             if self.strategy.checks(&op) {
                 // The loop's pick is `me`: what follows it is the strategy's check.
                 self.stop(me, op);
@@ -203,7 +203,8 @@ impl<K: Sink> Core<K> {
     /// Is the general loop's pick at the running task's point before `op` the task itself,
     /// with nothing done before it? So it is when the task runs alone with nothing else
     /// able to act (`solo`, as the last step left it) and `op` only observes (a read or a
-    /// yield, which changes nothing another context waits for): then [`Core::decide`] finds
+    /// yield, which changes nothing another context waits for; both tested by
+    /// [`Core::stopped_at`] before [`Core::alone_at`] asks this): then [`Core::decide`] finds
     /// no firing (no source is eligible: a replayed one anchored here is for a source that
     /// cannot fire, and its anchor, the task's count, is not met again), the task the only
     /// one enabled and no other task postponed or forced, nothing to release or to let time
@@ -213,15 +214,13 @@ impl<K: Sink> Core<K> {
     /// and the lean path's refresh is skipped (nothing it reads changed). A lone spinning
     /// task (a starvation's run, `spin`) takes this step some 256 times.
     #[inline(always)]
-    fn goes_on_alone(&self, op: &Op) -> bool {
-        self.solo
-            && self.irq_running.is_empty()
+    fn goes_on_alone(&self) -> bool {
+        self.irq_running.is_empty()
             && !self.watch.starved
             && self.steps < self.step_limit
             && self.fire_next.is_none()
             && !self.timer_pending()
             && !self.polls_marked()
-            && op.observes().is_some()
     }
 
     /// One step of the lean path.

@@ -55,15 +55,20 @@ static mut OWN_GUARDS: u32 = 0;
 /// denies it nothing ([`page_guarded`], [`crate::port::unguarded`]).
 static mut PAGE_GUARDS: u32 = 0;
 
-/// Region `r` now guards the 32 bytes at `base` ([`PAGE_GUARDS`]).
+/// Region `r` now guards the 32 bytes at `base`, or (`None`) none ([`PAGE_GUARDS`]; kept on
+/// PMSAv7 only: [`page_guarded`] does not ask on PMSAv8, and a switch that moves the shared
+/// guard pays nothing for it there).
 ///
 /// # Safety
 /// `r` is below 32; single core, no concurrent writer (the port's own calls).
 #[inline(always)]
-unsafe fn note_guard(r: u32, base: usize) {
+unsafe fn note_guard(r: u32, base: Option<usize>) {
+    if cfg!(jostle_stack_limit) {
+        return;
+    }
     // SAFETY: per the contract.
     unsafe {
-        if base & 1023 == 0 {
+        if base.is_some_and(|b| b & 1023 == 0) {
             PAGE_GUARDS |= 1 << r;
         } else {
             PAGE_GUARDS &= !(1 << r);
@@ -264,7 +269,7 @@ pub unsafe fn guard_own(t: u8, base: usize) {
             return;
         }
         pmsa::set(u32::from(t), base);
-        note_guard(u32::from(t), base);
+        note_guard(u32::from(t), Some(base));
         core::arch::asm!("dsb", options(nostack, preserves_flags));
     }
 }
@@ -287,7 +292,7 @@ pub unsafe fn unguard(t: u8) {
         };
         MPU_RNR.write_volatile(region);
         MPU_RASR_RLAR.write_volatile(0);
-        PAGE_GUARDS &= !(1 << region);
+        note_guard(region, None);
         core::arch::asm!("dsb", options(nostack, preserves_flags));
     }
 }
@@ -304,7 +309,7 @@ pub unsafe fn guard(base: usize) {
     // instruction fetches).
     unsafe {
         pmsa::set(GUARD_REGION, base);
-        note_guard(GUARD_REGION, base);
+        note_guard(GUARD_REGION, Some(base));
         core::arch::asm!("dsb", options(nostack, preserves_flags));
     }
 }
